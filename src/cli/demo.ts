@@ -1,0 +1,86 @@
+/**
+ * `switchyard demo`: a simulated fleet plus the gateway in one process, ready to curl. It sends
+ * one request through the gateway itself so the user sees it work, then serves until stopped.
+ */
+import { request } from 'undici';
+import { formatHelp, parseFlags, type FlagSpec } from './flag-parser.js';
+import { untilSignal } from './launch.js';
+import { GATEWAY_FLAGS } from '../config/gateway-flags.js';
+import { buildConfig } from '../config/validate.js';
+import { startGateway } from '../server/gateway.js';
+import { startSimFleet, type SimRuntime } from '../sim/index.js';
+
+const DEMO_FLAGS: readonly FlagSpec[] = [
+  { name: 'host', key: 'host', kind: 'string', default: '127.0.0.1', help: 'Gateway bind address' },
+  { name: 'port', key: 'port', kind: 'int', default: 30000, help: 'Gateway port (0 = ephemeral)' },
+  { name: 'prometheus-port', key: 'prometheusPort', kind: 'int', default: 29000, help: 'Metrics port (0 = ephemeral)' },
+  { name: 'workers', key: 'workers', kind: 'int', default: 3, help: 'Simulated regular workers' },
+  { name: 'runtime', key: 'runtime', kind: 'enum', choices: ['sglang', 'vllm', 'tokenspeed'], default: 'sglang', help: 'Simulated engine' },
+  { name: 'model', key: 'model', kind: 'string', default: 'sim-model', help: 'Model the workers serve' },
+  { name: 'policy', key: 'policy', kind: 'enum', choices: GATEWAY_FLAGS.find((f) => f.name === 'policy')?.choices ?? [], default: 'round_robin', help: 'Load-balancing policy' },
+  { name: 'log-level', key: 'logLevel', kind: 'enum', choices: ['debug', 'info', 'warn', 'error'], default: 'info', help: 'Log level' },
+  { name: 'exit-after-check', key: 'exitAfterCheck', kind: 'bool', default: false, help: 'Stop after the first request succeeds (smoke test)' },
+];
+
+export const DEMO_HELP = formatHelp('switchyard demo: gateway + simulated fleet', 'switchyard demo [options]', DEMO_FLAGS);
+
+async function waitReady(url: string, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const res = await request(`${url}/readiness`).catch(() => undefined);
+    const status = res?.statusCode;
+    await res?.body.dump();
+    if (status === 200) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+export async function runDemo(argv: readonly string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(DEMO_HELP);
+    return 0;
+  }
+  const flags = parseFlags(argv, DEMO_FLAGS);
+  const runtime = flags.runtime as SimRuntime;
+  const model = flags.model as string;
+  const fleet = await startSimFleet(Number(flags.workers), { runtime, model, ttftMs: 40, itlMs: 15, outputTokens: 24 });
+  const config = buildConfig(parseFlags([
+    '--host', String(flags.host), '--port', String(flags.port), '--prometheus-host', String(flags.host),
+    '--prometheus-port', String(flags.prometheusPort), '--policy', String(flags.policy), '--log-level', String(flags.logLevel),
+    '--health-check-interval-secs', '10', '--worker-startup-check-interval', '1', '--drain-settle-secs', '0',
+    '--shutdown-grace-period-secs', '5', '--worker-urls', ...fleet.map((w) => w.url),
+  ], GATEWAY_FLAGS));
+  const gateway = await startGateway(config);
+  const stop = async (): Promise<void> => {
+    await gateway.shutdown();
+    await Promise.all(fleet.map((w) => w.close()));
+  };
+  if (!(await waitReady(gateway.url, 15_000))) {
+    process.stderr.write('switchyard demo: workers did not become ready\n');
+    await stop();
+    return 1;
+  }
+  const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello from the Switchyard demo' }], max_tokens: 12 });
+  const res = await request(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const reply = (await res.body.json()) as { choices?: { message?: { content?: string } }[] };
+  const worker = String(res.headers['x-smg-routed-worker-id'] ?? '?');
+  const out = process.stdout;
+  out.write(`\nSwitchyard demo: gateway ${gateway.url} in front of ${fleet.length} simulated ${runtime} workers\n`);
+  for (const w of fleet) out.write(`  worker ${w.url}\n`);
+  out.write(`  metrics ${gateway.metricsUrl}\n\n`);
+  out.write(`First request answered ${res.statusCode} by ${worker}: ${JSON.stringify(reply.choices?.[0]?.message?.content ?? reply)}\n\n`);
+  out.write('Try:\n');
+  out.write(`  curl -s ${gateway.url}/v1/chat/completions -H 'content-type: application/json' \\\n`);
+  out.write(`    -d '{"model":"${model}","messages":[{"role":"user","content":"Hello"}],"max_tokens":16}'\n`);
+  out.write(`  curl -sN ${gateway.url}/v1/completions -H 'content-type: application/json' \\\n`);
+  out.write(`    -d '{"model":"${model}","prompt":"Once upon a time","max_tokens":16,"stream":true}'\n`);
+  out.write(`  curl -s ${gateway.url}/workers\n\nPress Ctrl+C to stop.\n`);
+  if (flags.exitAfterCheck === true) {
+    await stop();
+    return res.statusCode === 200 ? 0 : 1;
+  }
+  await untilSignal(() => process.exit(1));
+  await stop();
+  return 0;
+}

@@ -1,0 +1,41 @@
+/** `switchyard launch` (alias `start`): run the gateway until SIGTERM/SIGINT, then drain. */
+import { formatHelp, parseFlags } from './flag-parser.js';
+import { GATEWAY_FLAGS } from '../config/gateway-flags.js';
+import { buildConfig } from '../config/validate.js';
+import { startGateway, type Gateway } from '../server/gateway.js';
+
+export const LAUNCH_HELP = formatHelp(
+  'switchyard launch: the SMG-compatible inference gateway',
+  'switchyard launch [options]   (alias: start)',
+  GATEWAY_FLAGS,
+);
+
+/** Resolves on the first SIGTERM/SIGINT; a second signal exits at once. */
+export function untilSignal(onSecond: () => void): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    let seen = false;
+    const handler = (signal: NodeJS.Signals): void => {
+      if (seen) onSecond();
+      seen = true;
+      resolve(signal);
+    };
+    process.on('SIGTERM', handler);
+    process.on('SIGINT', handler);
+  });
+}
+
+export async function runLaunch(argv: readonly string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(LAUNCH_HELP);
+    return 0;
+  }
+  const config = buildConfig(parseFlags(argv, GATEWAY_FLAGS));
+  const gateway: Gateway = await startGateway(config);
+  const { logger } = gateway.app;
+  logger.info({ url: gateway.url, metrics: gateway.metricsUrl, policy: config.policy, workers: config.workerUrls.length }, 'switchyard listening');
+  const signal = await untilSignal(() => process.exit(1));
+  logger.info({ signal, gracePeriodSecs: config.shutdownGracePeriodSecs }, 'shutting down');
+  await gateway.shutdown();
+  logger.info('stopped');
+  return 0;
+}

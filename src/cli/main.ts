@@ -1,0 +1,63 @@
+/**
+ * The `switchyard` command: a table of subcommands. Usage errors print one line naming the
+ * flag and exit 2, as a user scripting the CLI expects.
+ */
+import { createRequire } from 'node:module';
+import { UsageError } from './flag-parser.js';
+import { runLaunch } from './launch.js';
+import { runDemo } from './demo.js';
+import { runSimCommand } from '../sim/index.js';
+
+type Command = (argv: readonly string[]) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  launch: runLaunch,
+  start: runLaunch,
+  demo: runDemo,
+  sim: (argv) => runSimCommand([...argv]),
+};
+
+const USAGE = `switchyard: LLM inference gateway (SMG-compatible)
+
+Usage: switchyard <command> [options]
+
+Commands:
+  launch (alias start)  run the gateway in front of SGLang / vLLM / TokenSpeed workers
+  demo                  run the gateway with a simulated fleet, ready to curl
+  sim                   run simulated inference workers
+  version               print the version
+
+Run 'switchyard <command> --help' for a command's options.
+`;
+
+function version(): string {
+  const require = createRequire(import.meta.url);
+  return (require('../../package.json') as { version: string }).version;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    process.stdout.write(USAGE);
+    return name === undefined ? 2 : 0;
+  }
+  if (name === 'version' || name === '--version') {
+    process.stdout.write(`switchyard ${version()}\n`);
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`switchyard: unknown command '${name}' (try 'switchyard --help')\n`);
+    return 2;
+  }
+  try {
+    return await command(rest);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`switchyard ${name}: ${err.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`switchyard ${name}: ${(err as Error).message}\n`);
+    return 1;
+  }
+}

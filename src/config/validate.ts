@@ -1,0 +1,50 @@
+/**
+ * Turns raw flags into a validated GatewayConfig: the schema for single fields, then the
+ * cross-field rules below. Every failure is a UsageError naming the flag, so the CLI can print
+ * one line and exit 2.
+ */
+import { UsageError, type FlagSpec, type RawFlags } from '../cli/flag-parser.js';
+import { GATEWAY_FLAGS } from './gateway-flags.js';
+import { gatewayConfigSchema, type GatewayConfig } from './schema.js';
+
+type Rule = (c: GatewayConfig) => string | undefined;
+
+/** Cross-field rules. Each returns a message naming the flags involved, or undefined. */
+const RULES: readonly Rule[] = [
+  (c) =>
+    c.healthCheckTimeoutSecs > c.healthCheckIntervalSecs && !c.disableHealthCheck
+      ? `--health-check-timeout-secs (${c.healthCheckTimeoutSecs}) must not exceed --health-check-interval-secs (${c.healthCheckIntervalSecs})`
+      : undefined,
+  (c) => {
+    const aliases = new Set<string>();
+    for (const pair of c.modelAlias) {
+      const [alias, canonical] = pair.split('=') as [string, string];
+      if (alias === canonical) return `--model-alias '${pair}' maps a model to itself`;
+      if (aliases.has(alias)) return `--model-alias '${alias}' is given twice`;
+      aliases.add(alias);
+    }
+    return undefined;
+  },
+];
+
+function flagForKey(specs: readonly FlagSpec[], key: string): string {
+  const spec = specs.find((s) => s.key === key);
+  return spec ? `--${spec.name}` : key;
+}
+
+export function buildConfig(raw: RawFlags, specs: readonly FlagSpec[] = GATEWAY_FLAGS): GatewayConfig {
+  const parsed = gatewayConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = String(issue?.path[0] ?? '');
+    const flag = flagForKey(specs, key);
+    const index = issue?.path[1];
+    const value = index === undefined ? raw[key] : (raw[key] as unknown[] | undefined)?.[Number(index)];
+    throw new UsageError(`${flag}: ${issue?.message ?? 'invalid value'} (got ${JSON.stringify(value)})`);
+  }
+  for (const rule of RULES) {
+    const message = rule(parsed.data);
+    if (message) throw new UsageError(message);
+  }
+  return parsed.data;
+}

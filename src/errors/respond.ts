@@ -1,0 +1,75 @@
+/**
+ * The only place that writes gateway error bodies. Before headers are sent an error is a JSON
+ * envelope with `X-SMG-Error-Code`; after SSE headers are out it becomes one `data:` event and
+ * the stream ends, because a status line can no longer change.
+ */
+import type { ServerResponse } from 'node:http';
+import { typeOf } from './catalog.js';
+import { GatewayError } from './gateway-error.js';
+
+const eventStreams = new WeakSet<ServerResponse>();
+
+/**
+ * Records that a response's head announced `text/event-stream`. Headers given straight to
+ * writeHead() are invisible to getHeader(), so whoever writes an SSE head says so here.
+ */
+export function markEventStream(res: ServerResponse): void {
+  eventStreams.add(res);
+}
+
+function isEventStreamResponse(res: ServerResponse): boolean {
+  return eventStreams.has(res) || String(res.getHeader('content-type') ?? '').startsWith('text/event-stream');
+}
+
+export function errorBody(err: GatewayError): string {
+  return JSON.stringify({
+    error: { type: typeOf(err.status), code: err.code, message: err.message, param: null },
+  });
+}
+
+export function sendError(res: ServerResponse, err: GatewayError): void {
+  if (res.headersSent) {
+    endWithError(res, err);
+    return;
+  }
+  const body = errorBody(err);
+  // setHeader (not writeHead's object) so the HTTP metrics can read the code back.
+  for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
+  res.setHeader('x-smg-error-code', err.code);
+  res.setHeader('content-type', 'application/json');
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.writeHead(err.status);
+  res.end(body);
+}
+
+/** Ends a response whose headers are already out: an SSE error event, or a cut connection. */
+export function endWithError(res: ServerResponse, err: GatewayError): void {
+  if (res.writableEnded) return;
+  if (isEventStreamResponse(res)) {
+    res.end(`data: ${errorBody(err)}\n\n`);
+    return;
+  }
+  // A JSON body cannot carry an error after its head: cut it so the client sees a truncation
+  // instead of a body that parses as a success.
+  res.destroy();
+}
+
+/** Plain-text answers some SMG routes give (`/v1/models` with no models, router fallbacks). */
+export function sendText(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const body = JSON.stringify(value);
+  for (const [name, v] of Object.entries(headers)) res.setHeader(name, v);
+  res.setHeader('content-type', 'application/json');
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.writeHead(status);
+  res.end(body);
+}

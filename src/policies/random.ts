@@ -1,0 +1,13 @@
+import { randomIndex, type Random } from '../util/random.js';
+import type { Worker } from '../workers/worker.js';
+import type { Policy } from './policy.js';
+
+/** Uniform choice among the available workers. */
+export class RandomPolicy implements Policy {
+  readonly name = 'random' as const;
+  constructor(private readonly random: Random) {}
+
+  select(workers: readonly Worker[]): Worker | undefined {
+    return workers.length === 0 ? undefined : workers[randomIndex(this.random, workers.length)];
+  }
+}

@@ -1,0 +1,21 @@
+/** What every HTTP handler may use: the gateway's parts, wired once at startup. */
+import type { GatewayConfig } from '../config/schema.js';
+import type { Logger } from '../observability/logger.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
+import type { Router } from '../routing/router.js';
+import type { UpstreamPools } from '../upstream/pools.js';
+import type { WorkerRegistry } from '../workers/registry.js';
+import type { WorkerService } from '../workers/service.js';
+
+export interface AppContext {
+  readonly config: GatewayConfig;
+  readonly registry: WorkerRegistry;
+  readonly workers: WorkerService;
+  readonly router: Router;
+  readonly pools: UpstreamPools;
+  readonly metrics: GatewayMetrics;
+  readonly logger: Logger;
+  readonly aliases: ReadonlyMap<string, string>;
+  /** Set once shutdown begins: readiness answers 503 draining. */
+  draining: boolean;
+}

@@ -1,0 +1,143 @@
+/**
+ * The composition root: builds every part of the gateway from a validated config, starts the
+ * client listener and the separate Prometheus listener, registers the startup workers, and
+ * owns graceful shutdown. Tests start a real gateway through this on port 0.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { GatewayConfig } from '../config/schema.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import { GatewayMetrics } from '../observability/metrics.js';
+import { PolicyRegistry } from '../policies/registry.js';
+import { RegularRouter } from '../routing/regular-router.js';
+import { UpstreamPools } from '../upstream/pools.js';
+import { sleep } from '../util/clock.js';
+import { mathRandom, type Random } from '../util/random.js';
+import { HealthChecker } from '../workers/health.js';
+import { WorkerRegistry } from '../workers/registry.js';
+import { WorkerService } from '../workers/service.js';
+import { parseWorkerSpec } from '../workers/spec.js';
+import type { AppContext } from './app-context.js';
+import { createGatewayServer, type GatewayServer } from './http-server.js';
+
+export interface GatewayOptions {
+  logger?: Logger;
+  random?: Random;
+}
+
+export interface Gateway {
+  /** Base URL clients use, e.g. http://127.0.0.1:30000 */
+  readonly url: string;
+  readonly metricsUrl: string;
+  readonly app: AppContext;
+  /** Graceful: stop accepting, finish in-flight requests up to the grace period, close. */
+  shutdown(graceMs?: number): Promise<void>;
+  /** Immediate close (tests). */
+  close(): Promise<void>;
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+function reachableUrl(addr: AddressInfo): string {
+  const host = addr.address === '0.0.0.0' || addr.address === '::' ? '127.0.0.1' : addr.address;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${addr.port}`;
+}
+
+function aliasMap(pairs: readonly string[]): Map<string, string> {
+  return new Map(pairs.map((p) => p.split('=') as [string, string]));
+}
+
+export async function startGateway(config: GatewayConfig, opts: GatewayOptions = {}): Promise<Gateway> {
+  const logger = opts.logger ?? createLogger({ level: config.logLevel, json: config.logJson });
+  const metrics = new GatewayMetrics();
+  const registry = new WorkerRegistry(metrics);
+  const pools = new UpstreamPools({
+    idleTimeoutMs: config.upstreamPoolIdleTimeoutSecs * 1000,
+    requestTimeoutMs: config.requestTimeoutSecs * 1000,
+  });
+  const policies = new PolicyRegistry(config.policy, { random: opts.random ?? mathRandom }, registry);
+  const router = new RegularRouter({ registry, policies, pools, metrics, logger, requestTimeoutMs: config.requestTimeoutSecs * 1000 });
+  const workers = new WorkerService(registry, pools, {
+    startupDelaySecs: config.workerStartupDelay,
+    startupCheckIntervalSecs: config.workerStartupCheckInterval,
+    startupTimeoutSecs: config.workerStartupTimeoutSecs,
+    healthEndpoint: config.healthCheckEndpoint,
+    healthTimeoutSecs: config.healthCheckTimeoutSecs,
+    healthDisabled: config.disableHealthCheck,
+    drainSettleSecs: config.drainSettleSecs,
+    defaultApiKey: config.apiKey,
+  }, logger);
+  const app: AppContext = { config, registry, workers, router, pools, metrics, logger, aliases: aliasMap(config.modelAlias), draining: false };
+  const health = new HealthChecker({
+    intervalSecs: config.healthCheckIntervalSecs,
+    timeoutSecs: config.healthCheckTimeoutSecs,
+    endpoint: config.healthCheckEndpoint,
+    successThreshold: config.healthSuccessThreshold,
+    failureThreshold: config.healthFailureThreshold,
+    disabled: config.disableHealthCheck,
+    removeUnhealthy: config.removeUnhealthyWorkers,
+  }, registry, metrics, logger, (w) => workers.remove(w.id, w.url));
+
+  const front: GatewayServer = createGatewayServer(app);
+  const metricsServer = createServer((req, res) => {
+    if (req.method === 'GET' && (req.url ?? '').split('?')[0] === '/metrics') {
+      metrics.render().then(
+        (text) => res.writeHead(200, { 'content-type': metrics.contentType }).end(text),
+        (err: unknown) => res.writeHead(500).end(String(err)),
+      );
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+  });
+
+  const addr = await listen(front.server, config.port, config.host);
+  let metricsAddr: AddressInfo;
+  try {
+    metricsAddr = await listen(metricsServer, config.prometheusPort, config.prometheusHost);
+  } catch (err) {
+    front.server.close();
+    throw err;
+  }
+
+  for (const url of config.workerUrls) {
+    const parsed = parseWorkerSpec({ url });
+    if (parsed.ok) workers.add(parsed.spec);
+  }
+
+  let closed: Promise<void> | undefined;
+  const teardown = async (graceMs: number): Promise<void> => {
+    app.draining = true;
+    workers.close();
+    health.stopAll();
+    front.server.close();
+    front.server.closeIdleConnections();
+    if (front.inflight() > 0) {
+      logger.info({ inflight: front.inflight(), graceMs }, 'draining in-flight requests');
+      const grace = new AbortController();
+      await Promise.race([front.idle(), sleep(graceMs, grace.signal).catch(() => undefined)]);
+      grace.abort();
+    }
+    front.server.closeAllConnections();
+    metricsServer.closeAllConnections();
+    await Promise.all([
+      new Promise<void>((resolve) => metricsServer.close(() => resolve())),
+      pools.closeAll(),
+    ]);
+  };
+
+  return {
+    url: reachableUrl(addr),
+    metricsUrl: `${reachableUrl(metricsAddr)}/metrics`,
+    app,
+    shutdown: (graceMs = config.shutdownGracePeriodSecs * 1000) => (closed ??= teardown(graceMs)),
+    close: () => (closed ??= teardown(0)),
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * The inference routes: read and parse the body once, build the request context, hand it to
+ * the router. A client disconnect aborts the context's signal, which aborts every upstream leg.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { sendError } from '../../errors/respond.js';
+import { buildRequestContext, type Endpoint } from '../../routing/request-context.js';
+import type { AppContext } from '../app-context.js';
+import { parseJsonObject, readBody } from '../body.js';
+
+/** Raised into the request's signal when the client goes away before the response ends. */
+export class ClientDisconnectedError extends Error {
+  override name = 'ClientDisconnectedError';
+}
+
+export function inferenceHandler(endpoint: Endpoint) {
+  return async (req: IncomingMessage, res: ServerResponse, app: AppContext, path: string): Promise<void> => {
+    const client = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) client.abort(new ClientDisconnectedError('client disconnected'));
+    });
+    try {
+      const raw = await readBody(req, app.config.maxPayloadSize);
+      const ctx = buildRequestContext({
+        endpoint,
+        path,
+        body: parseJsonObject(raw),
+        raw,
+        headers: req.headers,
+        signal: client.signal,
+        aliases: app.aliases,
+        requestIdHeaders: app.config.requestIdHeaders,
+      });
+      await app.router.route(ctx, res);
+    } catch (err) {
+      if (client.signal.aborted) return;
+      if (err instanceof GatewayError) {
+        // A 413 leaves an unread body on the socket; close it rather than drain 512 MiB.
+        if (err.code === 'payload_too_large') res.setHeader('connection', 'close');
+        sendError(res, err);
+        return;
+      }
+      app.logger.error({ err: String(err), stack: (err as Error).stack }, 'unhandled error in inference handler');
+      sendError(res, new GatewayError('internal_error', 'Internal gateway error'));
+    }
+  };
+}

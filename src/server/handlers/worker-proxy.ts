@@ -1,0 +1,100 @@
+/**
+ * Routes answered by asking workers directly: GET proxies to the first available worker
+ * (`/health_generate`, `/get_server_info`, `/get_model_info`), and admin fan-outs to every
+ * worker (`/get_loads`, `/flush_cache`).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { request } from 'undici';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { sendError, sendJson } from '../../errors/respond.js';
+import { midStreamGatewayError, transportGatewayError } from '../../upstream/errors.js';
+import { AttemptSignal, relayResponse, sendUpstream } from '../../upstream/forward.js';
+import type { Worker } from '../../workers/worker.js';
+import type { AppContext } from '../app-context.js';
+
+const FAN_OUT_TIMEOUT_MS = 10_000;
+
+function authHeaders(worker: Worker): Record<string, string> {
+  return worker.apiKey ? { authorization: `Bearer ${worker.apiKey}` } : {};
+}
+
+export function proxyGetToFirstWorker(path: string) {
+  return async (_req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> => {
+    const worker = app.registry.all().find((w) => w.isAvailable());
+    const pool = worker && app.pools.get(worker.origin);
+    if (!worker || !pool) {
+      sendError(res, new GatewayError('no_workers', 'No available workers'));
+      return;
+    }
+    const client = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) client.abort();
+    });
+    const attempt = new AttemptSignal(client.signal, app.config.requestTimeoutSecs * 1000);
+    try {
+      const upstream = await sendUpstream({ pool, method: 'GET', path, headers: authHeaders(worker), signal: attempt.signal });
+      await relayResponse(upstream, res, {
+        headers: { 'x-smg-routed-worker-id': worker.url },
+        midStreamError: (cause) => midStreamGatewayError(cause, worker.url),
+      });
+    } catch (err) {
+      if (!client.signal.aborted) sendError(res, transportGatewayError(err, worker.url));
+    } finally {
+      attempt.dispose();
+    }
+  };
+}
+
+async function callWorker(worker: Worker, method: 'GET' | 'POST', path: string): Promise<{ ok: boolean; status: number; json: unknown; error?: string }> {
+  try {
+    const res = await request(worker.url + path, {
+      method,
+      headers: { ...authHeaders(worker), ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+      body: method === 'POST' ? '{}' : null,
+      signal: AbortSignal.timeout(FAN_OUT_TIMEOUT_MS),
+    });
+    const text = await res.body.text();
+    let json: unknown = text;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      // non-JSON replies (e.g. flush_cache text) are kept as text
+    }
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    return { ok, status: res.statusCode, json, ...(ok ? {} : { error: `HTTP ${res.statusCode}` }) };
+  } catch (err) {
+    return { ok: false, status: 0, json: null, error: (err as Error).message };
+  }
+}
+
+/** `GET /get_loads`: polls every worker's `/v1/loads` now (SMG `WorkerLoadsResult`). */
+export async function getLoads(_req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> {
+  const workers = app.registry.all();
+  const results = await Promise.all(workers.map((w) => callWorker(w, 'GET', '/v1/loads?include=core,disagg,queues,memory')));
+  const loads = workers.map((w, i) => {
+    const r = results[i];
+    return { worker: w.url, worker_type: w.type, ...(r?.ok ? { details: r.json } : { details: null, error: r?.error ?? 'unknown' }) };
+  });
+  const successful = results.filter((r) => r.ok).length;
+  sendJson(res, 200, { loads, total_workers: workers.length, successful, failed: workers.length - successful });
+}
+
+/** `POST /flush_cache`: fans out to every HTTP worker (SMG `FlushCacheResult`). */
+export async function flushCache(_req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> {
+  const workers = app.registry.all();
+  const results = await Promise.all(workers.map((w) => callWorker(w, 'POST', '/flush_cache')));
+  const successful: string[] = [];
+  const failed: [string, string][] = [];
+  workers.forEach((w, i) => {
+    const r = results[i];
+    if (r?.ok) successful.push(w.url);
+    else failed.push([w.url, r?.error ?? 'unknown']);
+  });
+  const message =
+    failed.length === 0
+      ? `Successfully flushed cache on all ${successful.length} workers`
+      : `Cache flush completed with ${failed.length} failures out of ${workers.length} workers`;
+  sendJson(res, failed.length === 0 ? 200 : 500, {
+    successful, failed, total_workers: workers.length, http_workers: workers.length, grpc_workers: 0, zmq_workers: 0, message,
+  });
+}

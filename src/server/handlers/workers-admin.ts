@@ -1,0 +1,142 @@
+/**
+ * The worker API: `/workers` and `/workers/{id}` with SMG's replies and `{error, code}` shape
+ * (smg-core.md §3.4). Registration runs in the background; the reply is 202 at once.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendJson } from '../../errors/respond.js';
+import { parseWorkerSpec, workerPatchSchema, type WorkerSpec } from '../../workers/spec.js';
+import type { Worker } from '../../workers/worker.js';
+import type { AppContext } from '../app-context.js';
+import { readBody } from '../body.js';
+
+type WorkerApiCode = 'WORKER_NOT_FOUND' | 'BAD_REQUEST' | 'WORKER_ALREADY_EXISTS' | 'INTERNAL_SERVER_ERROR';
+
+function workerError(res: ServerResponse, status: number, code: WorkerApiCode, message: string): void {
+  sendJson(res, status, { error: message, code }, { 'x-smg-error-code': code });
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** WorkerInfo: the spec fields flattened, plus identity, status and load. Never the api key. */
+export function workerInfo(w: Worker, app: AppContext): Record<string, unknown> {
+  const { api_key: _secret, ...spec } = w.spec as Record<string, unknown>;
+  return {
+    ...spec,
+    id: w.id,
+    url: w.url,
+    models: w.models.map((id) => ({ id })),
+    model_id: w.modelId,
+    worker_type: w.type,
+    connection_mode: 'http',
+    runtime_type: w.runtime,
+    labels: w.labels,
+    priority: w.priority,
+    cost: w.cost,
+    bootstrap_port: w.bootstrapPort ?? null,
+    is_healthy: w.isHealthy,
+    status: w.status,
+    load: w.load,
+    job_status: app.workers.job(w.id) ?? null,
+  };
+}
+
+async function readSpec(req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<WorkerSpec | undefined> {
+  let input: unknown;
+  try {
+    input = JSON.parse((await readBody(req, app.config.maxPayloadSize)).toString('utf8'));
+  } catch (err) {
+    workerError(res, 400, 'BAD_REQUEST', `Invalid JSON body: ${(err as Error).message}`);
+    return undefined;
+  }
+  const parsed = parseWorkerSpec(input);
+  if (!parsed.ok) {
+    workerError(res, 400, 'BAD_REQUEST', parsed.message);
+    return undefined;
+  }
+  return parsed.spec;
+}
+
+export async function createWorker(req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> {
+  const spec = await readSpec(req, res, app);
+  if (!spec) return;
+  const { id, conflict } = app.workers.add(spec);
+  if (conflict) {
+    workerError(res, 409, 'WORKER_ALREADY_EXISTS',
+      `Worker already exists at URL '${spec.url}' with ID ${id}. Use PUT /workers/${id} or PATCH /workers/${id} to update it.`);
+    return;
+  }
+  const location = `/workers/${id}`;
+  sendJson(res, 202, {
+    status: 'accepted', worker_id: id, url: spec.url, location,
+    message: 'Worker addition queued for background processing',
+  }, { location });
+}
+
+export function listWorkers(req: IncomingMessage, res: ServerResponse, app: AppContext): void {
+  const model = new URL(req.url ?? '/', 'http://x').searchParams.get('model');
+  const workers = app.registry.all().filter((w) => model === null || w.serves(model));
+  const count = (type: Worker['type']): number => workers.filter((w) => w.type === type).length;
+  sendJson(res, 200, {
+    workers: workers.map((w) => workerInfo(w, app)),
+    total: workers.length,
+    stats: { prefill_count: count('prefill'), decode_count: count('decode'), regular_count: count('regular') },
+  });
+}
+
+/** Handles `/workers/{id}` for every method. */
+export async function workerById(req: IncomingMessage, res: ServerResponse, app: AppContext, id: string): Promise<void> {
+  if (!UUID_RE.test(id)) {
+    workerError(res, 400, 'BAD_REQUEST', `Invalid worker id '${id}': expected a UUID`);
+    return;
+  }
+  const worker = app.registry.get(id);
+  const pending = app.workers.pendingSpec(id);
+  if (!worker && !pending) {
+    workerError(res, 404, 'WORKER_NOT_FOUND', `Worker with ID ${id} not found`);
+    return;
+  }
+  switch (req.method) {
+    case 'GET': {
+      if (worker) sendJson(res, 200, workerInfo(worker, app));
+      // Still registering: a partial WorkerInfo with the job's status, as SMG.
+      else sendJson(res, 200, { id, url: pending?.url, status: 'pending', job_status: app.workers.job(id) ?? null });
+      return;
+    }
+    case 'PUT': {
+      const spec = await readSpec(req, res, app);
+      if (!spec) return;
+      const currentUrl = worker?.url ?? pending?.url;
+      if (spec.url !== currentUrl) {
+        workerError(res, 400, 'BAD_REQUEST', `URL in body '${spec.url}' does not match worker URL '${currentUrl ?? ''}'`);
+        return;
+      }
+      app.workers.update(id, spec);
+      sendJson(res, 202, { status: 'accepted', worker_id: id, message: 'Worker update queued for background processing' });
+      return;
+    }
+    case 'PATCH': {
+      let patch;
+      try {
+        patch = workerPatchSchema.parse(JSON.parse((await readBody(req, app.config.maxPayloadSize)).toString('utf8')));
+      } catch (err) {
+        workerError(res, 400, 'BAD_REQUEST', `Invalid update: ${(err as Error).message}`);
+        return;
+      }
+      if (!worker) {
+        workerError(res, 404, 'WORKER_NOT_FOUND', `Worker with ID ${id} is still registering`);
+        return;
+      }
+      app.workers.patch(worker, patch);
+      sendJson(res, 202, { status: 'accepted', worker_id: id, message: 'Worker update queued for background processing' });
+      return;
+    }
+    case 'DELETE': {
+      app.workers.remove(id, worker?.url ?? pending?.url ?? '');
+      sendJson(res, 202, { status: 'accepted', worker_id: id, message: 'Worker removal queued for background processing' });
+      return;
+    }
+    case undefined:
+    default:
+      workerError(res, 405, 'BAD_REQUEST', `Method ${req.method ?? ''} not allowed on /workers/{id}`);
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * The client-facing node:http server: route dispatch, auth, per-request HTTP metrics, and the
+ * in-flight count that graceful shutdown waits on.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import { GatewayError } from '../errors/gateway-error.js';
+import { sendError } from '../errors/respond.js';
+import type { AppContext } from './app-context.js';
+import { matchRoute, type AuthClass } from './routes.js';
+
+function authorized(req: IncomingMessage, apiKey: string | undefined, auth: AuthClass): boolean {
+  if (auth === 'public' || apiKey === undefined) return true;
+  const header = req.headers.authorization ?? '';
+  const expected = Buffer.from(`Bearer ${apiKey}`);
+  const given = Buffer.from(header);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+export interface GatewayServer {
+  readonly server: Server;
+  /** Requests whose response has not finished yet. */
+  inflight(): number;
+  /** Resolves when no request is in flight. */
+  idle(): Promise<void>;
+}
+
+export function createGatewayServer(app: AppContext): GatewayServer {
+  let inflight = 0;
+  let idleWaiters: (() => void)[] = [];
+  const { metrics } = app;
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const start = performance.now();
+    const method = req.method ?? 'GET';
+    const pathname = (req.url ?? '/').split('?', 1)[0] ?? '/';
+    const match = matchRoute(method, pathname);
+    const label = match.kind === 'route' ? match.route.label : match.kind === 'method_not_allowed' ? match.label : 'other';
+    inflight += 1;
+    metrics.httpRequests.inc({ method, path: label });
+    res.once('close', () => {
+      inflight -= 1;
+      metrics.httpDuration.observe({ method, path: label }, (performance.now() - start) / 1000);
+      const code = res.getHeader('x-smg-error-code');
+      metrics.httpResponses.inc({ path: label, status_code: String(res.statusCode), error_code: typeof code === 'string' ? code : '' });
+      if (inflight === 0) {
+        const waiters = idleWaiters;
+        idleWaiters = [];
+        for (const w of waiters) w();
+      }
+    });
+    if (match.kind === 'not_found') {
+      sendError(res, new GatewayError('not_found', `No route for ${method} ${pathname}`));
+      return;
+    }
+    if (match.kind === 'method_not_allowed') {
+      res.setHeader('allow', match.allowed.join(', '));
+      sendError(res, new GatewayError('method_not_allowed', `Method ${method} is not allowed on ${pathname}`));
+      return;
+    }
+    if (!authorized(req, app.config.apiKey, match.route.auth)) {
+      sendError(res, new GatewayError('unauthorized', 'Missing or invalid API key', { 'www-authenticate': 'Bearer' }));
+      return;
+    }
+    try {
+      const done = match.route.handler(req, res, app, match.param);
+      if (done instanceof Promise) {
+        done.catch((err: unknown) => {
+          app.logger.error({ err: String(err) }, 'handler failed');
+          sendError(res, new GatewayError('internal_error', 'Internal gateway error'));
+        });
+      }
+    } catch (err) {
+      app.logger.error({ err: String(err) }, 'handler failed');
+      sendError(res, new GatewayError('internal_error', 'Internal gateway error'));
+    }
+  };
+
+  const server = createServer(
+    {
+      // Above common load-balancer idle timeouts (60 s), so the LB never reuses a socket we closed.
+      keepAliveTimeout: 65_000,
+      headersTimeout: 66_000,
+      requestTimeout: 300_000,
+    },
+    handle,
+  );
+  server.on('connection', (socket) => {
+    metrics.httpConnectionsActive.inc();
+    socket.once('close', () => metrics.httpConnectionsActive.dec());
+  });
+
+  return {
+    server,
+    inflight: () => inflight,
+    idle: () => (inflight === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve))),
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * The route table: method + path -> handler, with the auth class of each route (SMG §3).
+ * A known path with the wrong method is 405; an unknown path is 404.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AppContext } from './app-context.js';
+import { liveness, readiness } from './handlers/health.js';
+import { inferenceHandler } from './handlers/inference.js';
+import { listModels } from './handlers/models.js';
+import { createWorker, listWorkers, workerById } from './handlers/workers-admin.js';
+import { flushCache, getLoads, proxyGetToFirstWorker } from './handlers/worker-proxy.js';
+
+/** `data`: inference (gateway api key); `admin`: control plane (api key); `public`: probes. */
+export type AuthClass = 'data' | 'admin' | 'public';
+
+export type Handler = (req: IncomingMessage, res: ServerResponse, app: AppContext, param: string) => unknown;
+
+export interface Route {
+  readonly method: string;
+  /** Exact path, or a prefix ending in `/` whose remainder is the route's one parameter. */
+  readonly path: string;
+  /** Bounded label for HTTP metrics. */
+  readonly label: string;
+  readonly auth: AuthClass;
+  readonly handler: Handler;
+}
+
+const inference = (path: string, endpoint: Parameters<typeof inferenceHandler>[0], upstreamPath = path): Route => {
+  const handle = inferenceHandler(endpoint);
+  return { method: 'POST', path, label: path, auth: 'data', handler: (req, res, app) => handle(req, res, app, upstreamPath) };
+};
+
+const get = (path: string, auth: AuthClass, handler: Handler): Route => ({ method: 'GET', path, label: path, auth, handler });
+
+const WORKER_BY_ID = '/workers/';
+
+export const ROUTES: readonly Route[] = [
+  inference('/v1/chat/completions', 'chat'),
+  inference('/v1/completions', 'completion'),
+  inference('/generate', 'generate'),
+  inference('/v1/embeddings', 'embeddings'),
+  inference('/v1/rerank', 'rerank'),
+  inference('/rerank', 'rerank'),
+  inference('/v1/responses', 'responses'),
+  get('/v1/models', 'public', listModels),
+  get('/liveness', 'public', liveness),
+  get('/health', 'public', liveness),
+  get('/readiness', 'public', readiness),
+  get('/health_generate', 'public', proxyGetToFirstWorker('/health_generate')),
+  get('/get_server_info', 'public', proxyGetToFirstWorker('/get_server_info')),
+  get('/get_model_info', 'public', proxyGetToFirstWorker('/get_model_info')),
+  get('/get_loads', 'admin', getLoads),
+  { method: 'POST', path: '/flush_cache', label: '/flush_cache', auth: 'admin', handler: flushCache },
+  get('/workers', 'admin', listWorkers),
+  { method: 'POST', path: '/workers', label: '/workers', auth: 'admin', handler: createWorker },
+  ...['GET', 'PUT', 'PATCH', 'DELETE'].map((method): Route => ({
+    method, path: WORKER_BY_ID, label: '/workers/{id}', auth: 'admin', handler: workerById,
+  })),
+];
+
+export type Match =
+  | { kind: 'route'; route: Route; param: string }
+  | { kind: 'method_not_allowed'; allowed: string[]; label: string }
+  | { kind: 'not_found' };
+
+export function matchRoute(method: string, pathname: string): Match {
+  const candidates: { route: Route; param: string }[] = [];
+  for (const route of ROUTES) {
+    if (route.path === pathname) candidates.push({ route, param: '' });
+    else if (route.path.endsWith('/') && pathname.startsWith(route.path) && pathname.length > route.path.length
+      && !pathname.slice(route.path.length).includes('/')) {
+      candidates.push({ route, param: decodeURIComponent(pathname.slice(route.path.length)) });
+    }
+  }
+  if (candidates.length === 0) return { kind: 'not_found' };
+  const hit = candidates.find((c) => c.route.method === method);
+  if (hit) return { kind: 'route', ...hit };
+  return { kind: 'method_not_allowed', allowed: candidates.map((c) => c.route.method), label: candidates[0]?.route.label ?? '' };
+}

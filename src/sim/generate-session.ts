@@ -1,0 +1,83 @@
+// SGLang's native /generate responses (SGLang and TokenSpeed workers).
+import type { GenerationPlan } from './request-parse.js';
+import type { GenerateFinish, GenerateState, LogprobEntry } from './responses.js';
+import type { SessionContext } from './session.js';
+import { generateResult } from './responses.js';
+import { InferenceSession } from './session.js';
+import { EOS_TOKEN_ID, promptLogprob } from './text.js';
+
+export class GenerateSession extends InferenceSession {
+  private readonly states: GenerateState[] = [];
+
+  constructor(ctx: SessionContext, plan: GenerationPlan) {
+    super(ctx, plan);
+    const baseId = plan.rid ?? ctx.meta.id;
+    for (const item of plan.items) {
+      // Prompt logprobs depend only on the prompt, so the item's n outputs share one array.
+      const inputLogprobs = plan.returnLogprob ? promptLogprobs(item.ids ?? []) : undefined;
+      for (let j = 0; j < plan.n; j++) {
+        const o = this.states.length;
+        this.states.push({
+          rid: plan.batch ? `${baseId}-${o}` : baseId,
+          index: plan.batch ? o : undefined,
+          text: '',
+          outputIds: [],
+          promptTokens: item.tokens,
+          finish: null,
+          e2eLatency: 0,
+          inputLogprobs,
+          outputLogprobs: plan.returnLogprob ? [] : undefined,
+        });
+      }
+    }
+  }
+
+  onStep(index: number): void {
+    const last = index === this.plan.maxTokens - 1;
+    for (let c = 0; c < this.outputs.length; c++) {
+      const out = this.outputs[c];
+      const s = this.states[c];
+      if (out === undefined || s === undefined) continue;
+      out.advance();
+      s.text += out.lastText;
+      s.outputIds.push(out.lastId);
+      s.outputLogprobs?.push([out.lastLogprob, out.lastId, null]);
+      if (last) s.finish = this.finish();
+      if (this.plan.stream) {
+        s.e2eLatency = this.elapsedSeconds();
+        this.writeEvent(JSON.stringify(generateResult(s)));
+        if (this.settled) return;
+      }
+    }
+  }
+
+  protected finishStream(): void {
+    // With max_new_tokens 0 no step ran, so the only event is the finished, empty result.
+    if (this.plan.maxTokens !== 0) return;
+    for (const s of this.states) {
+      s.finish = this.finish();
+      s.e2eLatency = this.elapsedSeconds();
+      this.writeEvent(JSON.stringify(generateResult(s)));
+    }
+  }
+
+  protected body(): unknown {
+    const e2e = this.elapsedSeconds();
+    for (const s of this.states) {
+      s.finish = this.finish();
+      s.e2eLatency = e2e;
+    }
+    const results = this.states.map(generateResult);
+    return this.plan.batch ? results : results[0];
+  }
+
+  private finish(): GenerateFinish {
+    return this.plan.finishReason === 'length'
+      ? { type: 'length', length: this.plan.maxTokens }
+      : { type: 'stop', matched: EOS_TOKEN_ID };
+  }
+}
+
+function promptLogprobs(ids: readonly number[]): LogprobEntry[] {
+  return ids.map((id, position) => [promptLogprob(id, position), id, null]);
+}

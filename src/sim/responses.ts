@@ -1,0 +1,160 @@
+// Wire shapes of the simulated engines: OpenAI chat/completions (JSON and SSE chunks, as vLLM and
+// SGLang's OpenAI servers emit them) and SGLang's native /generate. Streaming chunks are built from
+// a per-request prefix string so the per-token path is one JSON.stringify of the token text.
+import type { FinishReason, InferenceKind } from './request-parse.js';
+
+export interface ResponseMeta {
+  id: string;
+  /** Unix seconds. */
+  created: number;
+  model: string;
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export type OpenAiKind = Exclude<InferenceKind, 'generate'>;
+
+export const SSE_DONE = 'data: [DONE]\n\n';
+
+export function sseEvent(json: string): string {
+  return `data: ${json}\n\n`;
+}
+
+export function usage(prompt: number, completion: number): Usage {
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+  };
+}
+
+/** OpenAI-style error body; the engines' OpenAI servers answer errors in this shape. */
+export function errorBody(status: number, message: string, type: string): unknown {
+  return { error: { message, type, code: status } };
+}
+
+function objectName(kind: OpenAiKind, stream: boolean): string {
+  if (kind === 'completion') return 'text_completion';
+  return stream ? 'chat.completion.chunk' : 'chat.completion';
+}
+
+/** `{"id":…,"object":…,"created":…,"model":…,"choices":[{"index":` — completed per chunk. */
+export function chunkPrefix(kind: OpenAiKind, meta: ResponseMeta): string {
+  const head = JSON.stringify({
+    id: meta.id,
+    object: objectName(kind, true),
+    created: meta.created,
+    model: meta.model,
+  });
+  return `${head.slice(0, -1)},"choices":[{"index":`;
+}
+
+/** First chunk of a chat choice: the assistant role with empty content, as vLLM sends it. */
+export function chatRoleChunk(prefix: string, index: number): string {
+  return `${prefix}${index},"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`;
+}
+
+export function tokenChunk(kind: OpenAiKind, prefix: string, index: number, text: string): string {
+  const t = JSON.stringify(text);
+  return kind === 'chat'
+    ? `${prefix}${index},"delta":{"content":${t}},"logprobs":null,"finish_reason":null}]}`
+    : `${prefix}${index},"text":${t},"logprobs":null,"finish_reason":null}]}`;
+}
+
+export function finishChunk(
+  kind: OpenAiKind,
+  prefix: string,
+  index: number,
+  finish: FinishReason,
+): string {
+  return kind === 'chat'
+    ? `${prefix}${index},"delta":{},"logprobs":null,"finish_reason":"${finish}"}]}`
+    : `${prefix}${index},"text":"","logprobs":null,"finish_reason":"${finish}"}]}`;
+}
+
+/** Final chunk under `stream_options.include_usage`: no choices, only usage. */
+export function usageChunk(kind: OpenAiKind, meta: ResponseMeta, u: Usage): string {
+  return JSON.stringify({
+    id: meta.id,
+    object: objectName(kind, true),
+    created: meta.created,
+    model: meta.model,
+    choices: [],
+    usage: u,
+  });
+}
+
+/** Non-streaming chat.completion or text_completion body. */
+export function openAiBody(
+  kind: OpenAiKind,
+  meta: ResponseMeta,
+  texts: readonly string[],
+  finish: FinishReason,
+  u: Usage,
+): unknown {
+  const choices = texts.map((text, index) =>
+    kind === 'chat'
+      ? {
+          index,
+          message: { role: 'assistant', content: text },
+          logprobs: null,
+          finish_reason: finish,
+        }
+      : { index, text, logprobs: null, finish_reason: finish },
+  );
+  return {
+    id: meta.id,
+    object: objectName(kind, false),
+    created: meta.created,
+    model: meta.model,
+    choices,
+    usage: u,
+  };
+}
+
+/** SGLang logprob entry: [logprob, token_id, token_text]; text is null unless requested. */
+export type LogprobEntry = [number, number, null];
+
+/** SGLang finish_reason: `{type:'length', length}` on the cap, `{type:'stop', matched}` on EOS. */
+export type GenerateFinish = { type: 'length'; length: number } | { type: 'stop'; matched: number };
+
+export interface GenerateState {
+  rid: string;
+  /** Set for batch requests, where each chunk says which output it belongs to. */
+  index: number | undefined;
+  text: string;
+  outputIds: number[];
+  promptTokens: number;
+  finish: GenerateFinish | null;
+  e2eLatency: number;
+  inputLogprobs: LogprobEntry[] | undefined;
+  outputLogprobs: LogprobEntry[] | undefined;
+}
+
+/**
+ * One /generate result. Streaming chunks use the same shape with cumulative text, as SGLang does
+ * without incremental streaming output.
+ */
+export function generateResult(s: GenerateState): unknown {
+  const metaInfo: Record<string, unknown> = {
+    id: s.rid,
+    prompt_tokens: s.promptTokens,
+    completion_tokens: s.outputIds.length,
+    cached_tokens: 0,
+    finish_reason: s.finish,
+    e2e_latency: s.e2eLatency,
+  };
+  if (s.inputLogprobs !== undefined) metaInfo['input_token_logprobs'] = s.inputLogprobs;
+  if (s.outputLogprobs !== undefined) metaInfo['output_token_logprobs'] = s.outputLogprobs;
+  const result: Record<string, unknown> = {
+    text: s.text,
+    output_ids: s.outputIds,
+    meta_info: metaInfo,
+  };
+  if (s.index !== undefined) result['index'] = s.index;
+  return result;
+}

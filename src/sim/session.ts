@@ -1,0 +1,139 @@
+// One inference request in flight: bridges engine steps to the HTTP response and owns the request's
+// outcome (completed, aborted by the client, or dropped by a fault), so every stats counter moves
+// exactly once. Subclasses only decide what a step and the end look like on the wire.
+import type { ServerResponse } from 'node:http';
+import type { GenerationHandle, SimEngine, TokenSink } from './engine.js';
+import type { GenerationPlan } from './request-parse.js';
+import type { ResponseMeta } from './responses.js';
+import type { StatsRecorder } from './stats.js';
+import { OutputStream } from './text.js';
+import { SSE_DONE, sseEvent } from './responses.js';
+
+export interface SessionContext {
+  res: ServerResponse;
+  engine: SimEngine;
+  stats: StatsRecorder;
+  seed: number;
+  meta: ResponseMeta;
+  /** Fault: drop the connection after this many SSE events (streaming) or before the body. */
+  dropAfterChunks: number | undefined;
+}
+
+type Outcome = 'completed' | 'aborted' | 'dropped';
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
+
+export abstract class InferenceSession implements TokenSink {
+  /** One stream per output: items × n, item-major, matching OpenAI's choice index order. */
+  protected readonly outputs: OutputStream[] = [];
+  protected readonly startedAt = performance.now();
+  protected settled = false;
+  private handle: GenerationHandle | undefined;
+  private events = 0;
+
+  constructor(
+    protected readonly ctx: SessionContext,
+    protected readonly plan: GenerationPlan,
+  ) {
+    for (const item of plan.items) {
+      for (let j = 0; j < plan.n; j++) this.outputs.push(new OutputStream(ctx.seed, item.key, j));
+    }
+    ctx.stats.running++;
+    // 'close' without a finished response means the client went away: Node emits it as soon as
+    // the socket closes, before or during streaming, which is what makes `aborted` exact.
+    ctx.res.once('close', this.onClose);
+  }
+
+  /** Hang fault: keep the request open and unanswered until the client gives up. */
+  hold(): void {}
+
+  run(): void {
+    if (this.plan.stream) {
+      this.ctx.res.writeHead(200, SSE_HEADERS);
+      this.ctx.res.flushHeaders();
+      if (this.ctx.dropAfterChunks === 0) {
+        this.drop();
+        return;
+      }
+    }
+    this.handle = this.ctx.engine.submit(
+      {
+        promptTokens: this.plan.promptTokens,
+        choices: this.outputs.length,
+        maxTokens: this.plan.maxTokens,
+      },
+      this,
+    );
+  }
+
+  abstract onStep(index: number): void;
+
+  onFinish(): void {
+    if (this.settled) return;
+    if (this.plan.stream) {
+      this.finishStream();
+      if (this.settled) return;
+      this.settle('completed');
+      this.ctx.res.end(SSE_DONE);
+      return;
+    }
+    if (this.ctx.dropAfterChunks !== undefined) {
+      this.drop();
+      return;
+    }
+    const json = JSON.stringify(this.body());
+    this.settle('completed');
+    this.ctx.res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(json),
+    });
+    this.ctx.res.end(json);
+  }
+
+  /** Streaming: the events written after the last step (finish chunks, usage). */
+  protected abstract finishStream(): void;
+
+  /** Non-streaming: the whole response body. */
+  protected abstract body(): unknown;
+
+  /** Writes one SSE data event; applies the drop fault once its count is reached. */
+  protected writeEvent(json: string): void {
+    if (this.settled) return;
+    // No backpressure: like a real engine, generation does not wait for a slow reader; the
+    // socket buffers, and a vanished reader is caught by 'close'.
+    this.ctx.res.write(sseEvent(json));
+    this.events++;
+    if (this.ctx.dropAfterChunks !== undefined && this.events >= this.ctx.dropAfterChunks) {
+      this.drop();
+    }
+  }
+
+  /** Seconds since the request was accepted (SGLang's e2e_latency). */
+  protected elapsedSeconds(): number {
+    return (performance.now() - this.startedAt) / 1000;
+  }
+
+  private drop(): void {
+    this.settle('dropped');
+    const socket = this.ctx.res.socket;
+    // Streaming: let the written events reach the client, then close without the terminating
+    // chunk, so the client sees a premature end. Non-streaming: nothing was written; close now.
+    if (this.plan.stream) socket?.destroySoon();
+    else socket?.destroy();
+  }
+
+  private readonly onClose = (): void => {
+    if (!this.ctx.res.writableFinished) this.settle('aborted');
+  };
+
+  private settle(outcome: Outcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.handle?.cancel();
+    const stats = this.ctx.stats;
+    stats.running--;
+    if (outcome === 'completed') stats.completed++;
+    else if (outcome === 'aborted') stats.aborted++;
+    else stats.faultsFired++;
+  }
+}

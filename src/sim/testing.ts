@@ -1,0 +1,42 @@
+// Helpers for tests that drive simulated workers (the simulator's own and the gateway's): waiting
+// on asynchronous counters such as `aborted`, and splitting an SSE body into its data payloads.
+import type { SimStats, SimWorker } from './options.js';
+
+/**
+ * Polls `worker.stats()` until `predicate` holds, resolving with the matching snapshot. Rejects
+ * after `timeoutMs` with the last snapshot in the message, so a failing test shows what it saw.
+ */
+export async function waitForStats(
+  worker: Pick<SimWorker, 'stats'>,
+  predicate: (s: SimStats) => boolean,
+  timeoutMs = 1000,
+): Promise<SimStats> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const stats = worker.stats();
+    if (predicate(stats)) return stats;
+    if (performance.now() >= deadline) {
+      const { lastRequest: _omit, ...counters } = stats;
+      throw new Error(
+        `sim stats did not match within ${timeoutMs} ms: ${JSON.stringify(counters)}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * Splits an SSE body into the payloads of its `data:` events (the `[DONE]` sentinel included, as
+ * the string '[DONE]'). Throws if an event is not exactly one `data: ` line, which is the framing
+ * every engine uses.
+ */
+export function parseSseData(body: string): string[] {
+  if (!body.endsWith('\n\n')) throw new Error('SSE body does not end with a blank line');
+  const events = body.slice(0, -2).split('\n\n');
+  return events.map((event) => {
+    if (!event.startsWith('data: ') || event.includes('\n')) {
+      throw new Error(`malformed SSE event: ${JSON.stringify(event)}`);
+    }
+    return event.slice(6);
+  });
+}

@@ -1,0 +1,134 @@
+// Deterministic stand-in for a tokenizer and a sampler. The simulator has no model, so it only
+// needs token *counts* that behave like a tokenizer's (longer prompt → more tokens) and output text
+// that is stable under a seed, so that tests can compare responses across workers and runs.
+import { Mulberry32, hashString, mix32 } from './prng.js';
+
+/**
+ * Tokenization rule: a token is a maximal run of letters, digits or '_', or any other single
+ * non-space character. "Hello, world!" → ["Hello", ",", "world", "!"] = 4 tokens.
+ */
+const TOKEN_RE = /[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]/gu;
+
+/** Llama-style special ids: the simulator reports EOS as the `matched` stop token. */
+export const EOS_TOKEN_ID = 2;
+const VOCAB_SIZE = 32_000;
+const FIRST_ORDINARY_ID = 3;
+const OUTPUT_ID_BASE = 1_000;
+
+/** Output vocabulary; a token is one word, preceded by a space except at the start. */
+const WORDS: readonly string[] = [
+  'the',
+  'a',
+  'train',
+  'switch',
+  'yard',
+  'signal',
+  'track',
+  'engine',
+  'car',
+  'load',
+  'route',
+  'station',
+  'freight',
+  'line',
+  'gate',
+  'crew',
+  'shift',
+  'bell',
+  'lamp',
+  'rail',
+  'bridge',
+  'tunnel',
+  'north',
+  'south',
+  'east',
+  'west',
+  'early',
+  'late',
+  'slow',
+  'fast',
+  'quiet',
+  'busy',
+  'red',
+  'green',
+  'amber',
+  'steel',
+  'coal',
+  'grain',
+  'water',
+  'steam',
+  'runs',
+  'waits',
+  'turns',
+  'stops',
+  'moves',
+  'holds',
+  'passes',
+  'joins',
+  'and',
+  'or',
+  'to',
+  'from',
+  'with',
+  'under',
+  'over',
+  'near',
+  'past',
+  'before',
+  'after',
+  'again',
+  'today',
+  'tonight',
+  'here',
+  'there',
+];
+
+/** Counts prompt tokens with the rule above. */
+export function countTokens(text: string): number {
+  let n = 0;
+  TOKEN_RE.lastIndex = 0;
+  while (TOKEN_RE.exec(text) !== null) n++;
+  return n;
+}
+
+/** Token ids for a prompt: each token's hash folded into the ordinary-id range. */
+export function tokenIds(text: string): number[] {
+  const ids: number[] = [];
+  for (const m of text.matchAll(TOKEN_RE)) {
+    ids.push(FIRST_ORDINARY_ID + (hashString(m[0]) % (VOCAB_SIZE - FIRST_ORDINARY_ID)));
+  }
+  return ids;
+}
+
+/** Deterministic log-probability of prompt token `id` at `position`, in (-4, 0]. */
+export function promptLogprob(id: number, position: number): number {
+  return -(mix32(Math.imul(id, 31) + position) % 4000) / 1000;
+}
+
+/**
+ * One choice's output token stream. `advance()` draws the next token and exposes it through the
+ * `last*` fields, so the per-token hot path allocates nothing but the word's string slice.
+ */
+export class OutputStream {
+  private readonly rng: Mulberry32;
+  /** Tokens drawn so far. */
+  count = 0;
+  lastId = 0;
+  lastText = '';
+  lastLogprob = 0;
+
+  /** `key` identifies the request content, `choice` the index among n (or batch) choices. */
+  constructor(seed: number, key: number, choice: number) {
+    this.rng = new Mulberry32(mix32(mix32(seed) ^ key ^ Math.imul(choice + 1, 0x9e3779b9)));
+  }
+
+  advance(): void {
+    const w = this.rng.nextInt(WORDS.length);
+    // Drawn even when logprobs are not requested, so the text never depends on return_logprob.
+    this.lastLogprob = -Math.round(this.rng.next() * 3000) / 1000;
+    this.lastId = OUTPUT_ID_BASE + w;
+    const word = WORDS[w] ?? 'the';
+    this.lastText = this.count === 0 ? word : ' ' + word;
+    this.count++;
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * One undici Pool per worker origin. A Pool gives per-worker connection stats and a clean
+ * close when the worker leaves; logical workers that share an origin (DP ranks) share a pool.
+ */
+import { Pool } from 'undici';
+
+export interface PoolOptions {
+  /** Idle keep-alive; must stay below the engine's own keep-alive (uvicorn: 5 s). */
+  idleTimeoutMs: number;
+  /** Upper bound on waiting for a response head and between body chunks. */
+  requestTimeoutMs: number;
+}
+
+interface Entry {
+  pool: Pool;
+  refs: number;
+}
+
+export class UpstreamPools {
+  readonly #entries = new Map<string, Entry>();
+
+  constructor(private readonly opts: PoolOptions) {}
+
+  /** Takes a reference on the origin's pool, creating it on first use. */
+  acquire(origin: string): Pool {
+    let entry = this.#entries.get(origin);
+    if (!entry) {
+      entry = {
+        pool: new Pool(origin, {
+          // Unlimited: a streaming request holds its connection for the whole generation, and
+          // concurrency is capped by admission, not by a hidden pool queue.
+          connections: null,
+          pipelining: 1,
+          keepAliveTimeout: this.opts.idleTimeoutMs,
+          keepAliveMaxTimeout: this.opts.idleTimeoutMs,
+          headersTimeout: this.opts.requestTimeoutMs,
+          bodyTimeout: this.opts.requestTimeoutMs,
+          connectTimeout: 10_000,
+        }),
+        refs: 0,
+      };
+      this.#entries.set(origin, entry);
+    }
+    entry.refs += 1;
+    return entry.pool;
+  }
+
+  get(origin: string): Pool | undefined {
+    return this.#entries.get(origin)?.pool;
+  }
+
+  /** Drops a reference; the last one closes the pool after its in-flight requests finish. */
+  release(origin: string): void {
+    const entry = this.#entries.get(origin);
+    if (!entry) return;
+    entry.refs -= 1;
+    if (entry.refs > 0) return;
+    this.#entries.delete(origin);
+    entry.pool.close().catch(() => undefined);
+  }
+
+  async closeAll(): Promise<void> {
+    const pools = [...this.#entries.values()].map((e) => e.pool);
+    this.#entries.clear();
+    await Promise.all(pools.map((p) => p.destroy().catch(() => undefined)));
+  }
+}

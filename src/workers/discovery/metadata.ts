@@ -1,0 +1,110 @@
+/**
+ * What a worker tells us about itself at registration: its runtime (fingerprinted as SMG does:
+ * `/v1/models` owned_by, then `/version` for vLLM, then `/server_info` for SGLang), its model ids,
+ * and the server-info fields that become labels (`max_running_requests`, `max_num_seqs`,
+ * `disaggregation_mode`, `dp_size`, ...).
+ */
+import { request } from 'undici';
+import type { Runtime } from '../worker.js';
+
+/** Server-info and model-info fields kept as labels (SMG's curated subset plus `max_num_seqs`). */
+const LABEL_FIELDS = [
+  'model_path', 'served_model_name', 'tp_size', 'dp_size', 'pp_size', 'load_balance_method',
+  'disaggregation_mode', 'version', 'is_embedding', 'context_length', 'max_total_tokens',
+  'max_total_num_tokens', 'max_running_requests', 'max_num_seqs', 'weight_version',
+  'tokenizer_path', 'is_generation', 'model_type',
+] as const;
+
+export interface DiscoveredMetadata {
+  runtime: Runtime;
+  models: string[];
+  labels: Record<string, string>;
+}
+
+export interface ProbeOptions {
+  timeoutMs: number;
+  apiKey?: string | undefined;
+}
+
+type Json = Record<string, unknown>;
+
+async function getJson(url: string, opts: ProbeOptions): Promise<{ status: number; json?: Json }> {
+  try {
+    const res = await request(url, {
+      method: 'GET',
+      headers: opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {},
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+      signal: AbortSignal.timeout(opts.timeoutMs),
+    });
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      await res.body.dump();
+      return { status: res.statusCode };
+    }
+    const value: unknown = await res.body.json().catch(() => undefined);
+    const json = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined;
+    return { status: res.statusCode, json };
+  } catch {
+    return { status: 0 };
+  }
+}
+
+/** SMG tries `/server_info` and falls back to `/get_server_info` when the first is missing. */
+async function getWithFallback(base: string, paths: readonly string[], opts: ProbeOptions): Promise<Json | undefined> {
+  for (const path of paths) {
+    const { json } = await getJson(base + path, opts);
+    if (json) return json;
+  }
+  return undefined;
+}
+
+/** Flat string labels: nulls, zeros and empty strings are skipped; bools become "true"/"false". */
+export function flattenLabels(info: Json): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of LABEL_FIELDS) {
+    const v = info[key];
+    if (v === null || v === undefined || v === '' || v === 0) continue;
+    if (typeof v === 'boolean') out[key] = v ? 'true' : 'false';
+    else if (typeof v === 'number' || typeof v === 'string') out[key] = String(v);
+  }
+  return out;
+}
+
+function runtimeFromOwner(owner: unknown): Runtime | undefined {
+  switch (owner) {
+    case 'vllm':
+      return 'vllm';
+    case 'sglang':
+      return 'sglang';
+    case 'tokenspeed':
+      return 'tokenspeed';
+    default:
+      return undefined;
+  }
+}
+
+export async function discoverMetadata(base: string, given: Runtime | undefined, opts: ProbeOptions): Promise<DiscoveredMetadata> {
+  const modelsReply = await getJson(`${base}/v1/models`, opts);
+  const data = Array.isArray(modelsReply.json?.data) ? (modelsReply.json.data as Json[]) : [];
+  const models = data.map((m) => m.id).filter((id): id is string => typeof id === 'string');
+
+  let runtime = given && given !== 'unspecified' ? given : runtimeFromOwner(data[0]?.owned_by);
+  let serverInfo: Json | undefined;
+  if (runtime === undefined) {
+    const version = await getJson(`${base}/version`, opts);
+    if (version.json) runtime = 'vllm';
+  }
+  if (runtime !== 'vllm') {
+    serverInfo = await getWithFallback(base, ['/server_info', '/get_server_info'], opts);
+    if (runtime === undefined) runtime = serverInfo ? 'sglang' : 'generic';
+  }
+  const modelInfo = runtime === 'vllm' ? undefined : await getWithFallback(base, ['/model_info', '/get_model_info'], opts);
+  const labels = { ...flattenLabels(modelInfo ?? {}), ...flattenLabels(serverInfo ?? {}) };
+  return { runtime, models, labels };
+}
+
+/** One health probe: any 2xx is success, everything else (including transport errors) fails. */
+export async function probeHealth(url: string, opts: ProbeOptions): Promise<boolean> {
+  const { status } = await getJson(url, opts);
+  return status >= 200 && status < 300;
+}

@@ -1,0 +1,51 @@
+/**
+ * SMG's worker status machine (smg-core.md §5.3), as a pure function so every transition is
+ * unit-tested without timers:
+ *   pending  -> ready      after `success` consecutive successes
+ *   pending  -> failed     after 10 x `failure` probes while pending
+ *   ready    -> not_ready  after `failure` consecutive failures
+ *   not_ready-> ready      after `success` consecutive successes
+ *   not_ready-> failed     after 3 x `failure` consecutive failures
+ *   failed and draining are terminal for probing.
+ */
+import type { WorkerStatus } from './worker.js';
+
+export interface HealthCounters {
+  successes: number;
+  failures: number;
+  pendingProbes: number;
+}
+
+export interface HealthThresholds {
+  success: number;
+  failure: number;
+}
+
+export const freshCounters = (): HealthCounters => ({ successes: 0, failures: 0, pendingProbes: 0 });
+
+export function nextHealthStatus(
+  status: WorkerStatus,
+  c: HealthCounters,
+  ok: boolean,
+  t: HealthThresholds,
+): { status: WorkerStatus; counters: HealthCounters } {
+  if (status === 'failed' || status === 'draining') return { status, counters: c };
+  const counters: HealthCounters = ok
+    ? { successes: c.successes + 1, failures: 0, pendingProbes: c.pendingProbes }
+    : { successes: 0, failures: c.failures + 1, pendingProbes: c.pendingProbes };
+  switch (status) {
+    case 'pending': {
+      counters.pendingProbes += 1;
+      if (counters.successes >= t.success) return { status: 'ready', counters: freshCounters() };
+      if (counters.pendingProbes >= 10 * t.failure) return { status: 'failed', counters: freshCounters() };
+      return { status, counters };
+    }
+    case 'ready':
+      if (counters.failures >= t.failure) return { status: 'not_ready', counters: { ...counters, successes: 0 } };
+      return { status, counters };
+    case 'not_ready':
+      if (counters.successes >= t.success) return { status: 'ready', counters: freshCounters() };
+      if (counters.failures >= 3 * t.failure) return { status: 'failed', counters: freshCounters() };
+      return { status, counters };
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * Periodic health probes per worker, driving the status machine in `health-state.ts`. Each
+ * worker has its own timer chain (probes never overlap for one worker); a removed worker's
+ * chain stops.
+ */
+import type { Logger } from '../observability/logger.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
+import { probeHealth } from './discovery/metadata.js';
+import { freshCounters, nextHealthStatus, type HealthCounters } from './health-state.js';
+import type { WorkerRegistry } from './registry.js';
+import type { HealthOverride } from './spec.js';
+import type { Worker } from './worker.js';
+
+export interface HealthConfig {
+  intervalSecs: number;
+  timeoutSecs: number;
+  endpoint: string;
+  successThreshold: number;
+  failureThreshold: number;
+  disabled: boolean;
+  removeUnhealthy: boolean;
+}
+
+interface Tracked {
+  timer: NodeJS.Timeout | undefined;
+  counters: HealthCounters;
+  stopped: boolean;
+}
+
+export class HealthChecker {
+  readonly #tracked = new Map<Worker, Tracked>();
+
+  constructor(
+    private readonly config: HealthConfig,
+    private readonly registry: WorkerRegistry,
+    private readonly metrics: GatewayMetrics,
+    private readonly logger: Logger,
+    /** Called when a worker reaches `failed` and `--remove-unhealthy-workers` is on. */
+    private readonly removeWorker: (worker: Worker) => void,
+  ) {
+    registry.on('added', (w) => this.start(w));
+    registry.on('replaced', (prev, next) => {
+      this.stop(prev);
+      this.start(next);
+    });
+    registry.on('removed', (w) => this.stop(w));
+  }
+
+  #settings(worker: Worker): HealthConfig {
+    const o = (worker.spec.health ?? {}) as HealthOverride;
+    return {
+      ...this.config,
+      intervalSecs: o.check_interval_secs ?? this.config.intervalSecs,
+      timeoutSecs: o.timeout_secs ?? this.config.timeoutSecs,
+      successThreshold: o.success_threshold ?? this.config.successThreshold,
+      failureThreshold: o.failure_threshold ?? this.config.failureThreshold,
+      disabled: o.disable_health_check ?? this.config.disabled,
+    };
+  }
+
+  start(worker: Worker): void {
+    if (this.#tracked.has(worker) || this.#settings(worker).disabled) return;
+    const tracked: Tracked = { timer: undefined, counters: freshCounters(), stopped: false };
+    this.#tracked.set(worker, tracked);
+    this.#schedule(worker, tracked);
+  }
+
+  stop(worker: Worker): void {
+    const tracked = this.#tracked.get(worker);
+    if (!tracked) return;
+    tracked.stopped = true;
+    clearTimeout(tracked.timer);
+    this.#tracked.delete(worker);
+  }
+
+  stopAll(): void {
+    for (const worker of [...this.#tracked.keys()]) this.stop(worker);
+  }
+
+  #schedule(worker: Worker, tracked: Tracked): void {
+    const s = this.#settings(worker);
+    tracked.timer = setTimeout(() => {
+      void this.probeOnce(worker).then(() => {
+        if (!tracked.stopped) this.#schedule(worker, tracked);
+      });
+    }, s.intervalSecs * 1000);
+    tracked.timer.unref();
+  }
+
+  /** Runs one probe and applies its result. Exposed for tests that drive probes directly. */
+  async probeOnce(worker: Worker): Promise<void> {
+    const s = this.#settings(worker);
+    const ok = await probeHealth(worker.url + s.endpoint, { timeoutMs: s.timeoutSecs * 1000, apiKey: worker.apiKey });
+    const tracked = this.#tracked.get(worker);
+    if (!tracked || tracked.stopped) return;
+    this.metrics.workerHealthChecks.inc({ worker_type: worker.type, result: ok ? 'success' : 'failure' });
+    const next = nextHealthStatus(worker.status, tracked.counters, ok, { success: s.successThreshold, failure: s.failureThreshold });
+    tracked.counters = next.counters;
+    if (next.status === worker.status) return;
+    this.logger.info({ worker: worker.url, from: worker.status, to: next.status }, 'worker status changed');
+    this.registry.setStatus(worker, next.status);
+    if (next.status === 'failed') {
+      this.stop(worker);
+      if (this.config.removeUnhealthy) this.removeWorker(worker);
+    }
+  }
+}

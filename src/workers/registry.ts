@@ -1,0 +1,138 @@
+/**
+ * The worker registry: the single in-process source of which workers exist and their status.
+ * It emits events (added, removed, replaced, health) that admission queues, policies and
+ * readiness subscribe to; it owns nothing about routing decisions.
+ */
+import { EventEmitter } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import type { GatewayMetrics } from '../observability/metrics.js';
+import type { Worker, WorkerStatus, WorkerType } from './worker.js';
+
+export interface RegistryEvents {
+  added: [worker: Worker];
+  removed: [worker: Worker];
+  replaced: [previous: Worker, next: Worker];
+  health: [worker: Worker, previous: WorkerStatus];
+}
+
+export class WorkerRegistry extends EventEmitter<RegistryEvents> {
+  readonly #byId = new Map<string, Worker>();
+  /** Ids are reserved per URL so a worker keeps its id across re-registration (SMG behaviour). */
+  readonly #idByUrl = new Map<string, string>();
+
+  constructor(private readonly metrics: GatewayMetrics) {
+    super();
+  }
+
+  /** Returns the id reserved for this URL, minting one on first sight. */
+  reserveId(url: string): string {
+    let id = this.#idByUrl.get(url);
+    if (!id) {
+      id = randomUUID();
+      this.#idByUrl.set(url, id);
+    }
+    return id;
+  }
+
+  idForUrl(url: string): string | undefined {
+    return this.#idByUrl.get(url);
+  }
+
+  get(id: string): Worker | undefined {
+    return this.#byId.get(id);
+  }
+
+  getByUrl(url: string): Worker | undefined {
+    const id = this.#idByUrl.get(url);
+    return id === undefined ? undefined : this.#byId.get(id);
+  }
+
+  all(): Worker[] {
+    return [...this.#byId.values()];
+  }
+
+  ofType(type: WorkerType): Worker[] {
+    return this.all().filter((w) => w.type === type);
+  }
+
+  /**
+   * Candidate workers of one type for a model. Model `unknown` (SMG: `/generate` without a
+   * model) means every worker of the type.
+   */
+  forModel(model: string, type: WorkerType): Worker[] {
+    const out: Worker[] = [];
+    for (const w of this.#byId.values()) {
+      if (w.type === type && (model === 'unknown' || w.serves(model))) out.push(w);
+    }
+    return out;
+  }
+
+  /** Distinct model ids announced by workers, for `/v1/models`. */
+  models(): { id: string; ownedBy: string }[] {
+    const seen = new Map<string, string>();
+    for (const w of this.#byId.values()) {
+      for (const m of w.models) if (!seen.has(m)) seen.set(m, w.runtime);
+    }
+    return [...seen].map(([id, ownedBy]) => ({ id, ownedBy }));
+  }
+
+  add(worker: Worker): void {
+    const previous = this.#byId.get(worker.id);
+    this.#byId.set(worker.id, worker);
+    this.#idByUrl.set(worker.url, worker.id);
+    this.#watchLoad(worker);
+    this.metrics.workerHealth.set({ worker: worker.url }, worker.isHealthy ? 1 : 0);
+    this.#refreshPoolSize();
+    if (previous) {
+      previous.onLoadChange(undefined);
+      this.emit('replaced', previous, worker);
+    } else {
+      this.emit('added', worker);
+    }
+  }
+
+  remove(id: string): Worker | undefined {
+    const worker = this.#byId.get(id);
+    if (!worker) return undefined;
+    this.#byId.delete(id);
+    this.#idByUrl.delete(worker.url);
+    // Requests still in flight keep their lease; they release into the detached worker object.
+    worker.onLoadChange(undefined);
+    this.metrics.workerRequestsActive.remove({ worker: worker.url });
+    this.metrics.workerHealth.remove({ worker: worker.url });
+    this.#refreshPoolSize();
+    this.emit('removed', worker);
+    return worker;
+  }
+
+  setStatus(worker: Worker, status: WorkerStatus): void {
+    const previous = worker.status;
+    if (previous === status) return;
+    worker.status = status;
+    if (this.#byId.get(worker.id) !== worker) return;
+    this.metrics.workerHealth.set({ worker: worker.url }, worker.isHealthy ? 1 : 0);
+    this.emit('health', worker, previous);
+  }
+
+  #watchLoad(worker: Worker): void {
+    // The label child is created once per worker: load changes twice per request.
+    const child = this.metrics.workerRequestsActive.labels({ worker: worker.url });
+    child.set(worker.load);
+    worker.onLoadChange((w) => child.set(w.load));
+  }
+
+  #refreshPoolSize(): void {
+    const gauge = this.metrics.workerPoolSize;
+    gauge.reset();
+    const counts = new Map<string, { type: WorkerType; model: string; n: number }>();
+    for (const w of this.#byId.values()) {
+      const key = `${w.type}\u0000${w.modelId}`;
+      const entry = counts.get(key) ?? { type: w.type, model: w.modelId, n: 0 };
+      entry.n += 1;
+      counts.set(key, entry);
+    }
+    for (const { type, model, n } of counts.values()) {
+      gauge.set({ worker_type: type, connection_mode: 'http', model }, n);
+    }
+  }
+}

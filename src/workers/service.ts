@@ -1,0 +1,179 @@
+/**
+ * The worker lifecycle behind `/workers` and `--worker-urls`: background registration jobs
+ * (probe until the worker answers, discover its metadata, activate), updates, and removal
+ * through `draining`. Replies and job records follow SMG's shapes (smg-core.md §3.4).
+ */
+import type { Logger } from '../observability/logger.js';
+import type { UpstreamPools } from '../upstream/pools.js';
+import { sleep } from '../util/clock.js';
+import { discoverMetadata, probeHealth } from './discovery/metadata.js';
+import type { WorkerRegistry } from './registry.js';
+import type { WorkerPatch, WorkerSpec } from './spec.js';
+import { Worker } from './worker.js';
+
+export type JobType = 'AddWorker' | 'UpdateWorker' | 'RemoveWorker';
+export interface JobStatus {
+  job_type: JobType;
+  worker_url: string;
+  status: 'pending' | 'processing' | 'completed' | 'failed';
+  message: string;
+  timestamp: number;
+}
+
+export interface RegistrationConfig {
+  startupDelaySecs: number;
+  startupCheckIntervalSecs: number;
+  startupTimeoutSecs: number;
+  healthEndpoint: string;
+  healthTimeoutSecs: number;
+  healthDisabled: boolean;
+  drainSettleSecs: number;
+  /** Gateway `--api-key`, sent to workers that have no key of their own (SMG behaviour). */
+  defaultApiKey?: string | undefined;
+}
+
+const DISCOVERY_TIMEOUT_MS = 10_000;
+
+export class WorkerService {
+  readonly #jobs = new Map<string, JobStatus>();
+  readonly #pendingSpecs = new Map<string, WorkerSpec>();
+  readonly #cancel = new Map<string, AbortController>();
+  readonly #closing = new AbortController();
+
+  constructor(
+    private readonly registry: WorkerRegistry,
+    private readonly pools: UpstreamPools,
+    private readonly config: RegistrationConfig,
+    private readonly logger: Logger,
+  ) {}
+
+  job(id: string): JobStatus | undefined {
+    return this.#jobs.get(id);
+  }
+
+  pendingSpec(id: string): WorkerSpec | undefined {
+    return this.#pendingSpecs.get(id);
+  }
+
+  /** Queues registration. Returns the id, or `conflict` when the URL is known already. */
+  add(spec: WorkerSpec): { id: string; conflict: boolean } {
+    const existing = this.registry.idForUrl(spec.url);
+    if (existing !== undefined && (this.registry.get(existing) || this.#cancel.has(existing))) {
+      return { id: existing, conflict: true };
+    }
+    const id = this.registry.reserveId(spec.url);
+    this.#runJob(id, spec, 'AddWorker');
+    return { id, conflict: false };
+  }
+
+  /** Re-registers with a full new spec (same URL); the new worker replaces the old on success. */
+  update(id: string, spec: WorkerSpec): void {
+    this.#runJob(id, spec, 'UpdateWorker');
+  }
+
+  patch(worker: Worker, patch: WorkerPatch): void {
+    if (patch.priority !== undefined) worker.priority = patch.priority;
+    if (patch.cost !== undefined) worker.cost = patch.cost;
+    if (patch.labels !== undefined) worker.labels = { ...worker.labels, ...patch.labels };
+    if (patch.api_key !== undefined) worker.apiKey = patch.api_key;
+    this.#setJob(worker.id, 'UpdateWorker', worker.url, 'completed', 'Worker updated');
+  }
+
+  /** Starts removal: draining at once, gone from the registry after the settle period. */
+  remove(workerId: string, url: string): void {
+    this.#cancel.get(workerId)?.abort();
+    const worker = this.registry.get(workerId);
+    if (!worker) {
+      this.#pendingSpecs.delete(workerId);
+      this.#setJob(workerId, 'RemoveWorker', url, 'completed', 'Pending registration cancelled');
+      return;
+    }
+    this.registry.setStatus(worker, 'draining');
+    const settle = (worker.spec.health as { drain_settle_secs?: number } | undefined)?.drain_settle_secs ?? this.config.drainSettleSecs;
+    this.#setJob(workerId, 'RemoveWorker', url, 'processing', 'Worker draining');
+    const finish = (): void => {
+      if (this.registry.get(workerId) !== worker) return;
+      this.registry.remove(workerId);
+      this.pools.release(worker.origin);
+      this.#setJob(workerId, 'RemoveWorker', url, 'completed', 'Worker removed');
+    };
+    if (settle === 0) finish();
+    else setTimeout(finish, settle * 1000).unref();
+  }
+
+  /** Stops every pending registration (shutdown). */
+  close(): void {
+    this.#closing.abort();
+  }
+
+  #setJob(workerId: string, type: JobType, url: string, status: JobStatus['status'], message: string): void {
+    this.#jobs.set(workerId, { job_type: type, worker_url: url, status, message, timestamp: Math.floor(Date.now() / 1000) });
+  }
+
+  #runJob(workerId: string, spec: WorkerSpec, type: JobType): void {
+    const cancel = new AbortController();
+    this.#cancel.get(workerId)?.abort();
+    this.#cancel.set(workerId, cancel);
+    this.#pendingSpecs.set(workerId, spec);
+    this.#setJob(workerId, type, spec.url, 'pending', 'Worker registration queued');
+    const signal = AbortSignal.any([cancel.signal, this.#closing.signal]);
+    this.#register(workerId, spec, type, signal)
+      .then(() => this.#setJob(workerId, type, spec.url, 'completed', 'Worker registered'))
+      .catch((err: unknown) => {
+        const message = signal.aborted ? 'Registration cancelled' : String((err as Error).message ?? err);
+        if (!signal.aborted) this.logger.warn({ worker: spec.url, err: message }, 'worker registration failed');
+        this.#setJob(workerId, type, spec.url, 'failed', message);
+      })
+      .finally(() => {
+        if (this.#cancel.get(workerId) === cancel) {
+          this.#cancel.delete(workerId);
+          this.#pendingSpecs.delete(workerId);
+        }
+      });
+  }
+
+  async #register(workerId: string, spec: WorkerSpec, type: JobType, signal: AbortSignal): Promise<void> {
+    const cfg = this.config;
+    const apiKey = spec.api_key ?? cfg.defaultApiKey;
+    if (cfg.startupDelaySecs > 0) await sleep(cfg.startupDelaySecs * 1000, signal);
+    this.#setJob(workerId, type, spec.url, 'processing', 'Waiting for the worker to answer');
+    const deadline = performance.now() + cfg.startupTimeoutSecs * 1000;
+    const healthDisabled = spec.health?.disable_health_check ?? cfg.healthDisabled;
+    const probe = { timeoutMs: cfg.healthTimeoutSecs * 1000, apiKey };
+    while (!healthDisabled && !(await probeHealth(spec.url + cfg.healthEndpoint, probe))) {
+      signal.throwIfAborted();
+      if (performance.now() >= deadline) {
+        throw new Error(`Worker ${spec.url} did not become healthy within ${cfg.startupTimeoutSecs} s`);
+      }
+      await sleep(Math.min(cfg.startupCheckIntervalSecs * 1000, Math.max(0, deadline - performance.now())), signal);
+    }
+    signal.throwIfAborted();
+    const given = spec.runtime ?? spec.runtime_type;
+    const meta = await discoverMetadata(spec.url, given, { timeoutMs: DISCOVERY_TIMEOUT_MS, apiKey });
+    signal.throwIfAborted();
+    const worker = new Worker({
+      id: workerId,
+      url: spec.url,
+      type: spec.worker_type,
+      runtime: meta.runtime,
+      models: spec.models.length > 0 ? spec.models.map((m) => m.id) : meta.models,
+      labels: { ...meta.labels, ...spec.labels },
+      priority: spec.priority,
+      cost: spec.cost,
+      apiKey,
+      bootstrapPort: spec.bootstrap_port,
+      kvConnector: spec.kv_connector,
+      kvRole: spec.kv_role,
+      kvEngineId: spec.kv_engine_id,
+      spec,
+    });
+    const previous = this.registry.get(workerId);
+    this.pools.acquire(worker.origin);
+    this.registry.add(worker);
+    if (previous) this.pools.release(previous.origin);
+    // Registration already proved the worker answers: activate it (SMG's final workflow step).
+    this.registry.setStatus(worker, 'ready');
+    this.logger.info({ worker: worker.url, runtime: worker.runtime, models: worker.models }, 'worker registered');
+  }
+}
+

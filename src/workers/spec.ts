@@ -1,0 +1,84 @@
+/**
+ * SMG's WorkerSpec: the JSON body of `POST /workers`, also built from `--worker-urls`.
+ * Unknown fields are ignored, as serde does; known fields are type-checked.
+ */
+import { z } from 'zod';
+import { RUNTIMES, WORKER_TYPES } from './worker.js';
+
+const lowerEnum = <T extends readonly [string, ...string[]]>(values: T) =>
+  z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(values));
+
+const modelCard = z.union([
+  z.string().min(1).transform((id) => ({ id })),
+  z.object({ id: z.string().min(1), aliases: z.array(z.string()).optional() }).loose(),
+]);
+
+export const healthOverrideSchema = z.object({
+  timeout_secs: z.number().int().min(1).optional(),
+  check_interval_secs: z.number().int().min(1).optional(),
+  success_threshold: z.number().int().min(1).optional(),
+  failure_threshold: z.number().int().min(1).optional(),
+  disable_health_check: z.boolean().optional(),
+  drain_settle_secs: z.number().int().min(0).optional(),
+});
+export type HealthOverride = z.infer<typeof healthOverrideSchema>;
+
+const httpUrl = z.string().refine((s) => {
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}, 'must be an http:// or https:// URL with a host');
+
+export const workerSpecSchema = z
+  .object({
+    url: httpUrl,
+    models: z.array(modelCard).default([]),
+    worker_type: lowerEnum(WORKER_TYPES).default('regular'),
+    connection_mode: z.literal('http').default('http'),
+    runtime: lowerEnum(RUNTIMES).optional(),
+    runtime_type: lowerEnum(RUNTIMES).optional(),
+    labels: z.record(z.string(), z.string()).default({}),
+    priority: z.number().int().min(0).max(4294967295).default(50),
+    cost: z.number().min(0).default(1.0),
+    api_key: z.string().min(1).optional(),
+    bootstrap_port: z.number().int().min(1).max(65535).nullable().optional(),
+    kv_connector: z.string().optional(),
+    kv_role: z.string().optional(),
+    kv_engine_id: z.string().optional(),
+    kv_block_size: z.number().int().min(1).optional(),
+    dp_size: z.number().int().min(1).optional(),
+    health: healthOverrideSchema.optional(),
+  })
+  .loose();
+
+export type WorkerSpec = z.output<typeof workerSpecSchema>;
+
+/** Normalizes a worker URL: no trailing slash, so the same worker is one registry key. */
+export function normalizeUrl(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+export type SpecResult = { ok: true; spec: WorkerSpec } | { ok: false; message: string };
+
+export function parseWorkerSpec(input: unknown): SpecResult {
+  const parsed = workerSpecSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? `'${issue.path.join('.')}' ` : '';
+    return { ok: false, message: `Invalid worker spec: ${where}${issue?.message ?? 'invalid'}` };
+  }
+  return { ok: true, spec: { ...parsed.data, url: normalizeUrl(parsed.data.url) } };
+}
+
+/** WorkerUpdateRequest for PATCH: the mutable fields only. */
+export const workerPatchSchema = z.object({
+  priority: z.number().int().min(0).max(4294967295).optional(),
+  cost: z.number().min(0).optional(),
+  labels: z.record(z.string(), z.string()).optional(),
+  api_key: z.string().min(1).optional(),
+  health: healthOverrideSchema.optional(),
+});
+export type WorkerPatch = z.infer<typeof workerPatchSchema>;

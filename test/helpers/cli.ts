@@ -1,0 +1,41 @@
+/** Runs the built `switchyard` binary as a child process, as a user would. */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../bin/switchyard.js', import.meta.url));
+
+export function runCli(args: string[], timeoutMs = 20_000): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: timeoutMs });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+export interface Running {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+export function startCli(args: string[]): Running {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Waits for a JSON log line with the given msg and returns it. */
+export async function waitForLog(run: Running, msg: string, timeoutMs = 10_000): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const line of run.stderr().split('\n')) {
+      if (!line.startsWith('{')) continue;
+      const record = JSON.parse(line) as Record<string, unknown>;
+      if (record.msg === msg) return record;
+    }
+    if (Date.now() > deadline) throw new Error(`no '${msg}' log line; stderr so far:\n${run.stderr()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

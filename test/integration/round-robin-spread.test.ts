@@ -1,0 +1,55 @@
+// round_robin spreads requests evenly over the ready workers; random stays within wide bands.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { startSimFleet, type SimWorker } from '../../src/sim/index.js';
+import type { Gateway } from '../../src/server/gateway.js';
+import { seededRandom } from '../../src/util/random.js';
+import { assertNoLeakedLoad, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
+import { postJson } from '../helpers/http.js';
+
+const cleanup: (() => Promise<void>)[] = [];
+after(async () => {
+  for (const fn of cleanup.reverse()) await fn();
+});
+
+async function countRoutes(gateway: Gateway, n: number): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (let i = 0; i < n; i++) {
+    const res = await postJson(`${gateway.url}/v1/completions`, { model: 'sim-model', prompt: `p${i}`, max_tokens: 1 });
+    assert.equal(res.status, 200);
+    await res.arrayBuffer();
+    const routed = res.headers.get('x-smg-routed-worker-id') ?? '';
+    counts.set(routed, (counts.get(routed) ?? 0) + 1);
+  }
+  return counts;
+}
+
+async function setup(policy: string, count: number, seed?: number): Promise<{ fleet: SimWorker[]; gateway: Gateway }> {
+  const fleet = await startSimFleet(count, { ttftMs: 0, itlMs: 0 });
+  const gateway = await startTestGateway(['--policy', policy, '--worker-urls', ...fleet.map((w) => w.url)],
+    seed === undefined ? {} : { random: seededRandom(seed) });
+  cleanup.push(() => gateway.close(), async () => void (await Promise.all(fleet.map((w) => w.close()))));
+  await waitForReadyWorkers(gateway, count);
+  return { fleet, gateway };
+}
+
+test('round_robin gives each of 3 workers exactly a third of 30 sequential requests', async () => {
+  const { fleet, gateway } = await setup('round_robin', 3);
+  const counts = await countRoutes(gateway, 30);
+  assert.equal(counts.size, 3);
+  for (const w of fleet) assert.equal(counts.get(w.url), 10, `worker ${w.url}`);
+  // The worker's own counters agree with the gateway's header.
+  for (const w of fleet) assert.equal(w.stats().requests['/v1/completions'], 10);
+  await assertNoLeakedLoad(gateway);
+});
+
+test('random spreads 300 requests over 3 workers within wide bands', async () => {
+  const { fleet, gateway } = await setup('random', 3, 7);
+  const counts = await countRoutes(gateway, 300);
+  // Binomial(300, 1/3): mean 100, sd 8.2; [50, 150] is over 6 sigma either way.
+  for (const w of fleet) {
+    const c = counts.get(w.url) ?? 0;
+    assert.ok(c >= 50 && c <= 150, `worker ${w.url} got ${c}`);
+  }
+  await assertNoLeakedLoad(gateway);
+});

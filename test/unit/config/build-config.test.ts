@@ -1,0 +1,218 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { UsageError, parseFlags } from '../../../src/cli/flag-parser.js';
+import { GATEWAY_FLAGS } from '../../../src/config/gateway-flags.js';
+import type { GatewayConfig } from '../../../src/config/schema.js';
+import { buildConfig } from '../../../src/config/validate.js';
+
+function build(argv: readonly string[]): GatewayConfig {
+  return buildConfig(parseFlags(argv, GATEWAY_FLAGS));
+}
+
+/** Asserts a UsageError whose message names `flag` and matches `pattern`. */
+function rejects(argv: readonly string[], flag: string, pattern?: RegExp): void {
+  assert.throws(
+    () => build(argv),
+    (err: unknown) => {
+      assert.ok(err instanceof UsageError, `expected a UsageError, got ${String(err)}`);
+      assert.ok(err.message.includes(flag), `'${err.message}' does not name ${flag}`);
+      if (pattern) assert.match(err.message, pattern);
+      return true;
+    },
+  );
+}
+
+void describe('GATEWAY_FLAGS defaults', () => {
+  // SMG's CLI defaults (smg-core.md §2.2), by flag name.
+  const SMG_DEFAULTS: Record<string, string | number> = {
+    host: '0.0.0.0',
+    port: 30000,
+    'prometheus-host': '0.0.0.0',
+    'prometheus-port': 29000,
+    'max-payload-size': 536870912,
+    'request-timeout-secs': 1800,
+    'upstream-pool-idle-timeout-secs': 3,
+    'shutdown-grace-period-secs': 180,
+    'health-check-interval-secs': 60,
+    'health-check-timeout-secs': 5,
+    'health-check-endpoint': '/health',
+    'health-failure-threshold': 3,
+    'health-success-threshold': 2,
+    'drain-settle-secs': 5,
+    'worker-startup-timeout-secs': 1800,
+    'worker-startup-delay': 0,
+    'worker-startup-check-interval': 30,
+    'log-level': 'info',
+  };
+
+  for (const [name, expected] of Object.entries(SMG_DEFAULTS)) {
+    void it(`--${name} defaults to ${expected}`, () => {
+      const spec = GATEWAY_FLAGS.find((s) => s.name === name);
+      assert.ok(spec, `--${name} is not a gateway flag`);
+      assert.equal(spec.default, expected);
+      // The default survives parsing and validation unchanged.
+      const config = build([]) as unknown as Record<string, unknown>;
+      assert.equal(config[spec.key], expected);
+    });
+  }
+
+  void it('defaults the boolean flags to false and the list flags to empty', () => {
+    const config = build([]);
+    assert.equal(config.logJson, false);
+    assert.equal(config.disableHealthCheck, false);
+    assert.equal(config.removeUnhealthyWorkers, false);
+    assert.deepEqual(config.workerUrls, []);
+    assert.deepEqual(config.requestIdHeaders, []);
+    assert.deepEqual(config.modelAlias, []);
+    assert.equal(config.apiKey, undefined);
+  });
+
+  void it('has unique flag names and keys', () => {
+    assert.equal(new Set(GATEWAY_FLAGS.map((s) => s.name)).size, GATEWAY_FLAGS.length);
+    assert.equal(new Set(GATEWAY_FLAGS.map((s) => s.key)).size, GATEWAY_FLAGS.length);
+  });
+});
+
+void describe('buildConfig: accepted values', () => {
+  void it('builds a config from real flags', () => {
+    const config = build([
+      '--port',
+      '0',
+      '--worker-urls',
+      'http://127.0.0.1:8000',
+      'https://w2:8443/',
+      '--policy',
+      'random',
+      '--api-key',
+      'k',
+      '--model-alias',
+      'gpt=llama-3',
+      'small=qwen',
+      '--request-id-headers',
+      'x-trace-id',
+      '--log-level',
+      'debug',
+      '--log-json',
+    ]);
+    assert.equal(config.port, 0);
+    assert.deepEqual(config.workerUrls, ['http://127.0.0.1:8000', 'https://w2:8443/']);
+    assert.equal(config.policy, 'random');
+    assert.equal(config.apiKey, 'k');
+    assert.deepEqual(config.modelAlias, ['gpt=llama-3', 'small=qwen']);
+    assert.deepEqual(config.requestIdHeaders, ['x-trace-id']);
+    assert.equal(config.logLevel, 'debug');
+    assert.equal(config.logJson, true);
+  });
+
+  void it('accepts the port bounds 0 and 65535', () => {
+    assert.equal(build(['--port', '65535']).port, 65535);
+    assert.equal(build(['--prometheus-port', '0']).prometheusPort, 0);
+  });
+
+  void it('accepts a health timeout equal to the interval', () => {
+    const config = build(['--health-check-interval-secs', '5', '--health-check-timeout-secs', '5']);
+    assert.equal(config.healthCheckTimeoutSecs, 5);
+  });
+
+  void it('skips the timeout/interval rule when health checks are disabled', () => {
+    const config = build([
+      '--health-check-interval-secs',
+      '1',
+      '--health-check-timeout-secs',
+      '10',
+      '--disable-health-check',
+    ]);
+    assert.equal(config.disableHealthCheck, true);
+  });
+});
+
+void describe('buildConfig: single-field ranges name the flag', () => {
+  void it('--port out of range', () => {
+    rejects(['--port', '70000'], '--port', /\(got 70000\)$/);
+    rejects(['--port', '-1'], '--port', /\(got -1\)$/);
+  });
+
+  void it('--prometheus-port out of range', () => {
+    rejects(['--prometheus-port', '65536'], '--prometheus-port');
+  });
+
+  void it('a worker URL that is not http(s) names --worker-urls and the bad value', () => {
+    rejects(['--worker-urls', 'http://ok:1', 'ftp://w:21'], '--worker-urls', /"ftp:\/\/w:21"/);
+    rejects(['--worker-urls', 'not a url'], '--worker-urls', /"not a url"/);
+  });
+
+  void it('zero where a positive integer is required', () => {
+    rejects(['--max-payload-size', '0'], '--max-payload-size');
+    rejects(['--request-timeout-secs', '0'], '--request-timeout-secs');
+    rejects(['--upstream-pool-idle-timeout-secs', '0'], '--upstream-pool-idle-timeout-secs');
+    rejects(['--health-check-interval-secs', '0'], '--health-check-interval-secs');
+    rejects(['--health-failure-threshold', '0'], '--health-failure-threshold');
+    rejects(['--health-success-threshold', '0'], '--health-success-threshold');
+    rejects(['--worker-startup-timeout-secs', '0'], '--worker-startup-timeout-secs');
+    rejects(['--worker-startup-check-interval', '0'], '--worker-startup-check-interval');
+  });
+
+  void it('negative where zero is the minimum', () => {
+    rejects(['--shutdown-grace-period-secs', '-1'], '--shutdown-grace-period-secs');
+    rejects(['--drain-settle-secs', '-1'], '--drain-settle-secs');
+    rejects(['--worker-startup-delay', '-5'], '--worker-startup-delay');
+  });
+
+  void it('a health endpoint without a leading slash', () => {
+    rejects(['--health-check-endpoint', 'health'], '--health-check-endpoint');
+  });
+
+  void it('empty strings', () => {
+    rejects(['--host='], '--host');
+    rejects(['--api-key='], '--api-key');
+    rejects(['--request-id-headers='], '--request-id-headers');
+  });
+
+  void it('a model alias without exactly one =', () => {
+    rejects(['--model-alias', 'gpt'], '--model-alias', /"gpt"/);
+    rejects(['--model-alias', 'a=b=c'], '--model-alias');
+    rejects(['--model-alias', '=b'], '--model-alias');
+  });
+
+  void it('reports the first bad field when several are bad', () => {
+    rejects(['--port', '70000', '--prometheus-port', '70000'], '--port');
+  });
+
+  void it('names the flag for raw input that skipped the parser', () => {
+    const raw = parseFlags([], GATEWAY_FLAGS);
+    assert.throws(
+      () => buildConfig({ ...raw, requestTimeoutSecs: 1.5 }),
+      /^UsageError: --request-timeout-secs: /,
+    );
+  });
+});
+
+void describe('buildConfig: cross-field rules', () => {
+  void it('rejects a health timeout longer than the interval', () => {
+    rejects(
+      ['--health-check-interval-secs', '2', '--health-check-timeout-secs', '3'],
+      '--health-check-timeout-secs',
+      /must not exceed --health-check-interval-secs \(2\)/,
+    );
+  });
+
+  void it('rejects an alias that maps a model to itself', () => {
+    rejects(
+      ['--model-alias', 'llama=llama'],
+      '--model-alias',
+      /'llama=llama' maps a model to itself/,
+    );
+  });
+
+  void it('rejects an alias given twice, even with different targets', () => {
+    rejects(
+      ['--model-alias', 'gpt=a', '--model-alias', 'gpt=b'],
+      '--model-alias',
+      /'gpt' is given twice/,
+    );
+  });
+
+  void it('allows two aliases for the same canonical model', () => {
+    assert.deepEqual(build(['--model-alias', 'a=m', 'b=m']).modelAlias, ['a=m', 'b=m']);
+  });
+});

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { TokenSink } from '../../../src/sim/engine.js';
+import { FixedLatencyEngine, RateMeter } from '../../../src/sim/engine.js';
+
+class RecordingSink implements TokenSink {
+  steps: number[] = [];
+  stepTimes: number[] = [];
+  finished = false;
+  readonly start = performance.now();
+  readonly done: Promise<void>;
+  private resolveDone: () => void = () => {};
+
+  constructor(private readonly onStepHook?: (index: number) => void) {
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+  }
+
+  onStep(index: number): void {
+    this.steps.push(index);
+    this.stepTimes.push(performance.now() - this.start);
+    this.onStepHook?.(index);
+  }
+
+  onFinish(): void {
+    this.finished = true;
+    this.resolveDone();
+  }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+void describe('FixedLatencyEngine', () => {
+  void it('emits maxTokens steps in order, then finishes and releases the slot', async () => {
+    const engine = new FixedLatencyEngine({ ttftMs: 5, itlMs: 1 });
+    const sink = new RecordingSink();
+    engine.submit({ promptTokens: 10, choices: 2, maxTokens: 4 }, sink);
+    assert.equal(engine.load().running, 1);
+    assert.equal(engine.load().usedTokens, 10);
+    await sink.done;
+    assert.deepEqual(sink.steps, [0, 1, 2, 3]);
+    assert.equal(engine.load().running, 0);
+    assert.ok(engine.load().genThroughput > 0);
+  });
+
+  void it('waits ttft for the first token and itl between tokens (lower bounds only)', async () => {
+    const engine = new FixedLatencyEngine({ ttftMs: 30, itlMs: 10 });
+    const sink = new RecordingSink();
+    engine.submit({ promptTokens: 1, choices: 1, maxTokens: 5 }, sink);
+    await sink.done;
+    assert.ok((sink.stepTimes[0] ?? 0) >= 28, `first token at ${sink.stepTimes[0]}`);
+    assert.ok((sink.stepTimes[4] ?? 0) >= 28 + 4 * 10 - 2, `last token at ${sink.stepTimes[4]}`);
+  });
+
+  void it('finishes without steps when maxTokens is 0', async () => {
+    const engine = new FixedLatencyEngine({ ttftMs: 1, itlMs: 1 });
+    const sink = new RecordingSink();
+    engine.submit({ promptTokens: 3, choices: 1, maxTokens: 0 }, sink);
+    await sink.done;
+    assert.deepEqual(sink.steps, []);
+  });
+
+  void it('stops at once when cancelled, including from inside onStep', async () => {
+    const engine = new FixedLatencyEngine({ ttftMs: 1, itlMs: 1 });
+    const box: { handle?: { cancel(): void } } = {};
+    const sink = new RecordingSink((i) => {
+      if (i === 1) box.handle?.cancel();
+    });
+    box.handle = engine.submit({ promptTokens: 1, choices: 1, maxTokens: 50 }, sink);
+    const idle = new RecordingSink();
+    const idleHandle = engine.submit({ promptTokens: 1, choices: 1, maxTokens: 50 }, idle);
+    idleHandle.cancel();
+    idleHandle.cancel();
+    await sleep(40);
+    assert.deepEqual(sink.steps, [0, 1]);
+    assert.equal(sink.finished, false);
+    assert.deepEqual(idle.steps, []);
+    assert.equal(engine.load().running, 0);
+  });
+
+  void it('cancels everything on shutdown', async () => {
+    const engine = new FixedLatencyEngine({ ttftMs: 5, itlMs: 5 });
+    const sinks = [new RecordingSink(), new RecordingSink()];
+    for (const s of sinks) engine.submit({ promptTokens: 1, choices: 1, maxTokens: 10 }, s);
+    engine.shutdown();
+    await sleep(20);
+    assert.equal(engine.load().running, 0);
+    assert.ok(sinks.every((s) => s.steps.length === 0 && !s.finished));
+  });
+});
+
+void describe('RateMeter', () => {
+  void it('reports a positive rate that decays toward zero', async () => {
+    const meter = new RateMeter(20);
+    meter.add(100);
+    const first = meter.rate();
+    assert.ok(first > 0);
+    await sleep(60);
+    assert.ok(meter.rate() < first / 2);
+  });
+});
