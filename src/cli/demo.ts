@@ -3,7 +3,7 @@
  * one request through the gateway itself so the user sees it work, then serves until stopped.
  */
 import { request } from 'undici';
-import { formatHelp, parseFlags, type FlagSpec } from './flag-parser.js';
+import { formatHelp, parseFlags, UsageError, type FlagSpec } from './flag-parser.js';
 import { untilSignal } from './launch.js';
 import { GATEWAY_FLAGS } from '../config/gateway-flags.js';
 import { buildConfig } from '../config/validate.js';
@@ -44,14 +44,17 @@ export async function runDemo(argv: readonly string[]): Promise<number> {
   const flags = parseFlags(argv, DEMO_FLAGS);
   const runtime = flags.runtime as SimRuntime;
   const model = flags.model as string;
-  const fleet = await startSimFleet(Number(flags.workers), { runtime, model, ttftMs: 40, itlMs: 15, outputTokens: 24 });
-  const config = buildConfig(parseFlags([
+  const count = Number(flags.workers);
+  if (count < 1 || count > 64) throw new UsageError(`--workers must be between 1 and 64, got ${count}`);
+  // Validate the gateway's flags before any worker starts, so a bad flag fails fast.
+  const base = buildConfig(parseFlags([
     '--host', String(flags.host), '--port', String(flags.port), '--prometheus-host', String(flags.host),
     '--prometheus-port', String(flags.prometheusPort), '--policy', String(flags.policy), '--log-level', String(flags.logLevel),
     '--health-check-interval-secs', '10', '--worker-startup-check-interval', '1', '--drain-settle-secs', '0',
-    '--shutdown-grace-period-secs', '5', '--worker-urls', ...fleet.map((w) => w.url),
+    '--shutdown-grace-period-secs', '5',
   ], GATEWAY_FLAGS));
-  const gateway = await startGateway(config);
+  const fleet = await startSimFleet(count, { runtime, model, ttftMs: 40, itlMs: 15, outputTokens: 24 });
+  const gateway = await startGateway({ ...base, workerUrls: fleet.map((w) => w.url) });
   const stop = async (): Promise<void> => {
     await gateway.shutdown();
     await Promise.all(fleet.map((w) => w.close()));

@@ -3,17 +3,81 @@
  * Later features add their flags here and their rules to `validate.ts`.
  */
 import type { FlagSpec } from '../cli/flag-parser.js';
-import { POLICY_NAMES } from '../policies/names.js';
+import { ASSIGNMENT_MODES, POLICY_NAMES } from '../policies/names.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+
+/**
+ * SMG's `--prefill URL [BOOTSTRAP_PORT|none]`: the token after the URL is the port when it is
+ * a u16, no port when it is `none` (any case), and not consumed otherwise.
+ */
+export function consumePrefill(rest: readonly string[]): { value: unknown; used: number } {
+  const url = rest[0];
+  if (url === undefined || url.startsWith('--')) return { value: undefined, used: 0 };
+  const next = rest[1];
+  if (next !== undefined && /^\d{1,5}$/.test(next) && Number(next) >= 0 && Number(next) <= 65535) {
+    return { value: { url, bootstrapPort: Number(next) }, used: 2 };
+  }
+  if (next !== undefined && next.toLowerCase() === 'none') return { value: { url, bootstrapPort: null }, used: 2 };
+  return { value: { url, bootstrapPort: null }, used: 1 };
+}
 
 export const GATEWAY_FLAGS: readonly FlagSpec[] = [
   // Server / workers
   { name: 'host', key: 'host', kind: 'string', default: '0.0.0.0', help: 'Bind address' },
   { name: 'port', key: 'port', kind: 'int', default: 30000, help: 'Main port (0 = ephemeral)' },
   { name: 'worker-urls', key: 'workerUrls', kind: 'list', default: [], metavar: '<url...>', help: 'Regular-mode worker URLs' },
+  // Prefill/decode disaggregation
+  { name: 'pd-disaggregation', key: 'pdDisaggregation', kind: 'bool', default: false, help: 'Prefill/decode disaggregated mode' },
+  { name: 'prefill', key: 'prefill', kind: 'list', default: [], metavar: '<url> [bootstrap_port|none]', help: 'Prefill worker with optional bootstrap port (repeatable)', consume: consumePrefill },
+  { name: 'decode', key: 'decode', kind: 'list', default: [], metavar: '<url...>', help: 'Decode workers (repeatable)' },
+  { name: 'prefill-policy', key: 'prefillPolicy', kind: 'enum', choices: POLICY_NAMES, help: 'Policy for the prefill leg (default: --policy)' },
+  { name: 'decode-policy', key: 'decodePolicy', kind: 'enum', choices: POLICY_NAMES, help: 'Policy for the decode leg (default: --policy)' },
   // Routing
-  { name: 'policy', key: 'policy', kind: 'enum', choices: POLICY_NAMES, default: 'round_robin', help: 'Load-balancing policy' },
+  { name: 'policy', key: 'policy', kind: 'enum', choices: POLICY_NAMES, default: 'cache_aware', help: 'Load-balancing policy' },
+  { name: 'cache-threshold', key: 'cacheThreshold', kind: 'float', default: 0.3, help: 'cache_aware: matched-prefix ratio that counts as a hit (strictly greater)' },
+  { name: 'balance-abs-threshold', key: 'balanceAbsThreshold', kind: 'int', default: 64, help: 'Spill gate: absolute load margin over the fleet mean' },
+  { name: 'balance-rel-threshold', key: 'balanceRelThreshold', kind: 'float', default: 1.5, help: 'Spill gate: multiple of the fleet mean load' },
+  { name: 'balance-token-usage-threshold', key: 'balanceTokenUsageThreshold', kind: 'float', default: 1.0, help: 'cache_aware: KV-usage spread that abandons affinity (1.0 = off)' },
+  { name: 'overload-token-usage-threshold', key: 'overloadTokenUsageThreshold', kind: 'float', default: 1.0, help: 'cache_aware: hottest KV usage that abandons affinity (1.0 = off)' },
+  { name: 'eviction-interval', key: 'evictionIntervalSecs', kind: 'int', default: 120, help: 'Seconds between cache-tree evictions and sticky-key sweeps' },
+  { name: 'max-tree-size', key: 'maxTreeSize', kind: 'int', default: 67108864, help: 'Per-model cache-tree bound in characters' },
+  { name: 'prefix-token-count', key: 'prefixTokenCount', kind: 'int', default: 256, help: 'prefix_hash: prefix length in tokens (x4 characters for text)' },
+  { name: 'prefix-hash-load-factor', key: 'prefixHashLoadFactor', kind: 'float', default: 1.25, help: 'prefix_hash: relative overload factor' },
+  { name: 'prefix-hash-balance-abs-threshold', key: 'prefixHashBalanceAbsThreshold', kind: 'int', default: 10, help: 'prefix_hash: absolute overload margin' },
+  { name: 'least-load-kv-pressure-weight', key: 'leastLoadKvPressureWeight', kind: 'float', default: 0.15, help: 'least_load: KV pressure weight (s)' },
+  { name: 'least-load-default-throughput', key: 'leastLoadDefaultThroughput', kind: 'float', default: 2000, help: 'least_load: fallback tokens/s' },
+  { name: 'least-load-mean-prefill-tokens', key: 'leastLoadMeanPrefillTokens', kind: 'int', default: 1024, help: 'least_load: assumed prompt tokens per request' },
+  { name: 'least-load-max-waiting-requests', key: 'leastLoadMaxWaitingRequests', kind: 'int', default: 0, help: 'least_load: per-worker waiting cap (0 = off)' },
+  { name: 'max-idle-secs', key: 'maxIdleSecs', kind: 'int', default: 14400, help: 'manual / sticky: idle routing-key TTL' },
+  { name: 'assignment-mode', key: 'assignmentMode', kind: 'enum', choices: ASSIGNMENT_MODES, help: 'manual / sticky assignment (manual: random, sticky: delegate)' },
+  { name: 'routing-key-override', key: 'routingKeyOverride', kind: 'bool', default: false, help: 'Sticky sessions on any policy (key from body rid or headers)' },
+  { name: 'routing-key-headers', key: 'routingKeyHeaders', kind: 'list', default: ['x-smg-routing-key'], metavar: '<name...>', help: 'Ordered header names for the routing key' },
+  { name: 'dp-aware', key: 'dpAware', kind: 'bool', default: false, help: 'Expand workers into one logical worker per data-parallel rank' },
+  // Resilience
+  { name: 'retry-max-retries', key: 'retryMaxRetries', kind: 'int', default: 5, help: 'Total attempts, the first included' },
+  { name: 'retry-initial-backoff-ms', key: 'retryInitialBackoffMs', kind: 'int', default: 50, help: 'Backoff before the first retry' },
+  { name: 'retry-max-backoff-ms', key: 'retryMaxBackoffMs', kind: 'int', default: 30000, help: 'Backoff ceiling' },
+  { name: 'retry-backoff-multiplier', key: 'retryBackoffMultiplier', kind: 'float', default: 1.5, help: 'Backoff growth per attempt' },
+  { name: 'retry-jitter-factor', key: 'retryJitterFactor', kind: 'float', default: 0.2, help: 'Backoff x (1 + U[-j, +j])' },
+  { name: 'disable-retries', key: 'disableRetries', kind: 'bool', default: false, help: 'One attempt only' },
+  { name: 'cb-failure-threshold', key: 'cbFailureThreshold', kind: 'int', default: 10, help: 'Consecutive failures that open a circuit' },
+  { name: 'cb-success-threshold', key: 'cbSuccessThreshold', kind: 'int', default: 3, help: 'Half-open successes that close it' },
+  { name: 'cb-timeout-duration-secs', key: 'cbTimeoutDurationSecs', kind: 'int', default: 60, help: 'Open -> half-open delay' },
+  { name: 'cb-window-duration-secs', key: 'cbWindowDurationSecs', kind: 'int', default: 120, help: 'Accepted for SMG compatibility; unused (failures are consecutive)' },
+  { name: 'disable-circuit-breaker', key: 'disableCircuitBreaker', kind: 'bool', default: false, help: 'Circuits never open' },
+  // Load monitoring and overload protection
+  { name: 'load-monitor-interval', key: 'loadMonitorInterval', kind: 'int', default: 10, help: 'Seconds between engine load polls' },
+  { name: 'disable-load-monitoring', key: 'disableLoadMonitoring', kind: 'bool', default: false, help: 'Poll only when a policy or feature needs loads' },
+  { name: 'engine-metrics', key: 'engineMetrics', kind: 'bool', default: false, help: 'Re-export engine loads as smg_engine_* gauges' },
+  { name: 'worker-overload-protection', key: 'workerOverloadProtection', kind: 'bool', default: false, help: 'Veto workers at 0.9 KV usage' },
+  { name: 'worker-overload-waiting-requests', key: 'workerOverloadWaitingRequests', kind: 'int', help: 'Waiting requests at or above which a worker is overloaded' },
+  { name: 'worker-overload-token-usage', key: 'workerOverloadTokenUsage', kind: 'float', help: 'KV usage at or above which a worker is overloaded, in (0, 1]' },
+  // Gateway concurrency limit
+  { name: 'max-concurrent-requests', key: 'maxConcurrentRequests', kind: 'int', default: -1, help: 'Permits held for whole responses (-1 = off)' },
+  { name: 'queue-size', key: 'queueSize', kind: 'int', default: 100, help: 'Requests that may wait for a permit (0 = reject at once)' },
+  { name: 'queue-timeout-secs', key: 'queueTimeoutSecs', kind: 'int', default: 60, help: 'Longest wait for a permit' },
+  { name: 'rate-limit-tokens-per-second', key: 'rateLimitTokensPerSecond', kind: 'float', help: 'Permit refill rate (unset = permits return only when responses end)' },
   // Auth
   { name: 'api-key', key: 'apiKey', kind: 'string', metavar: '<key>', help: 'Bearer key required on data-plane and admin routes; also sent to workers' },
   // Request handling

@@ -12,6 +12,18 @@ type Rule = (c: GatewayConfig) => string | undefined;
 /** Cross-field rules. Each returns a message naming the flags involved, or undefined. */
 const RULES: readonly Rule[] = [
   (c) =>
+    !c.pdDisaggregation && (c.prefill.length > 0 || c.decode.length > 0)
+      ? '--prefill and --decode need --pd-disaggregation'
+      : undefined,
+  (c) =>
+    c.pdDisaggregation && c.workerUrls.length > 0
+      ? '--worker-urls is for regular mode; with --pd-disaggregation use --prefill and --decode'
+      : undefined,
+  (c) =>
+    !c.pdDisaggregation && (c.prefillPolicy !== undefined || c.decodePolicy !== undefined)
+      ? '--prefill-policy and --decode-policy need --pd-disaggregation'
+      : undefined,
+  (c) =>
     c.healthCheckTimeoutSecs > c.healthCheckIntervalSecs && !c.disableHealthCheck
       ? `--health-check-timeout-secs (${c.healthCheckTimeoutSecs}) must not exceed --health-check-interval-secs (${c.healthCheckIntervalSecs})`
       : undefined,

@@ -1,18 +1,33 @@
 import { statusOf, type ErrorCode } from './catalog.js';
 
+export interface GatewayErrorOptions {
+  /** Extra response headers, e.g. Retry-After on sheds. */
+  headers?: Record<string, string>;
+  /**
+   * Whether the retry executor may try again. Defaults to the status being retryable
+   * (408/429/5xx); sheds set it false so a shed is answered at once (SMG's NonRetryable mark).
+   */
+  retryable?: boolean;
+  /** Overrides the catalog status, for codes that carry an upstream's own status (PD legs). */
+  status?: number;
+}
+
+const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
+
 /** An error the gateway answers itself. It is a value with a stable code, not a crash. */
 export class GatewayError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
-  /** Extra response headers, e.g. Retry-After on sheds. */
   readonly headers: Readonly<Record<string, string>>;
+  readonly retryable: boolean;
 
-  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
+  constructor(code: ErrorCode, message: string, opts: GatewayErrorOptions = {}) {
     super(message);
     this.name = 'GatewayError';
     this.code = code;
-    this.status = statusOf(code);
-    this.headers = headers;
+    this.status = opts.status ?? statusOf(code);
+    this.headers = opts.headers ?? {};
+    this.retryable = opts.retryable ?? RETRYABLE.has(this.status);
   }
 }
 

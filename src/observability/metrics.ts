@@ -79,6 +79,110 @@ export class GatewayMetrics {
     labelNames: ['worker_type', 'connection_mode', 'error_type'], registers: [this.registry],
   });
 
+  // Policies
+  readonly consistentHashingBranch = new Counter({
+    name: 'smg_consistent_hashing_policy_branch_total', help: 'consistent_hashing decisions by branch',
+    labelNames: ['branch'], registers: [this.registry],
+  });
+  readonly prefixHashBranch = new Counter({
+    name: 'smg_prefix_hash_policy_branch_total', help: 'prefix_hash decisions by branch', labelNames: ['branch'], registers: [this.registry],
+  });
+  readonly manualBranch = new Counter({
+    name: 'smg_manual_policy_branch_total', help: 'manual / sticky decisions by branch', labelNames: ['branch'], registers: [this.registry],
+  });
+  readonly manualCacheEntries = new Gauge({
+    name: 'smg_manual_policy_cache_entries', help: 'Routing keys held by the manual / sticky map', registers: [this.registry],
+  });
+  readonly routingKeysActive = new Gauge({
+    name: 'smg_worker_routing_keys_active', help: 'Sticky routing keys assigned per worker', labelNames: ['worker'], registers: [this.registry],
+  });
+  readonly routingKeySource = new Counter({
+    name: 'smg_routing_key_source_total', help: 'Where the routing key came from', labelNames: ['source'], registers: [this.registry],
+  });
+  readonly cacheTreeChars = new Gauge({
+    name: 'smg_cache_tree_chars', help: 'Characters held by the cache-aware tree', labelNames: ['model'], registers: [this.registry],
+  });
+  readonly cacheTreeTenants = new Gauge({
+    name: 'smg_cache_tree_tenants', help: 'Workers holding prefixes in the cache-aware tree', labelNames: ['model', 'tree'], registers: [this.registry],
+  });
+
+  // Resilience: retries and circuit breakers
+  readonly retries = new Counter({
+    name: 'smg_worker_retries_total', help: 'Retried attempts', labelNames: ['worker_type', 'endpoint'], registers: [this.registry],
+  });
+  readonly retriesExhausted = new Counter({
+    name: 'smg_worker_retries_exhausted_total', help: 'Requests that used every attempt', labelNames: ['worker_type', 'endpoint'], registers: [this.registry],
+  });
+  readonly retryBackoff = new Histogram({
+    name: 'smg_worker_retry_backoff_seconds', help: 'Backoff slept before a retry', labelNames: ['attempt'],
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [this.registry],
+  });
+  readonly cbState = new Gauge({
+    name: 'smg_worker_cb_state', help: 'Circuit state (0 closed, 1 open, 2 half_open)', labelNames: ['worker'], registers: [this.registry],
+  });
+  readonly cbTransitions = new Counter({
+    name: 'smg_worker_cb_transitions_total', help: 'Circuit state transitions', labelNames: ['worker', 'from', 'to'], registers: [this.registry],
+  });
+  readonly cbOutcomes = new Counter({
+    name: 'smg_worker_cb_outcomes_total', help: 'Outcomes recorded by circuit breakers', labelNames: ['worker', 'outcome'], registers: [this.registry],
+  });
+  readonly cbConsecutiveFailures = new Gauge({
+    name: 'smg_worker_cb_consecutive_failures', help: 'Consecutive failures seen by the breaker', labelNames: ['worker'], registers: [this.registry],
+  });
+  readonly cbConsecutiveSuccesses = new Gauge({
+    name: 'smg_worker_cb_consecutive_successes', help: 'Consecutive successes seen by the breaker', labelNames: ['worker'], registers: [this.registry],
+  });
+
+  // Overload protection and the gateway concurrency limit
+  readonly overloadShed = new Counter({
+    name: 'smg_worker_overload_shed_total', help: 'Requests shed because workers were overloaded', labelNames: ['stage'], registers: [this.registry],
+  });
+  readonly workersOverloaded = new Gauge({
+    name: 'smg_workers_overloaded', help: 'Workers currently vetoed by overload protection', labelNames: ['model'], registers: [this.registry],
+  });
+  readonly rateLimit = new Counter({
+    name: 'smg_http_rate_limit_total', help: 'Concurrency-limit decisions', labelNames: ['result'], registers: [this.registry],
+  });
+  readonly admissionInflight = new Gauge({
+    name: 'smg_admission_inflight', help: 'Requests holding a concurrency permit', registers: [this.registry],
+  });
+  readonly admissionQueueDepth = new Gauge({
+    name: 'smg_admission_queue_depth', help: 'Requests waiting for a concurrency permit', registers: [this.registry],
+  });
+  readonly admissionRejected = new Counter({
+    name: 'smg_admission_queue_rejected_total', help: 'Requests rejected by the concurrency limit', labelNames: ['reason'], registers: [this.registry],
+  });
+
+  // Engine load re-export (--engine-metrics)
+  readonly engineRunning = new Gauge({ name: 'smg_engine_running_requests', help: 'Engine-reported running requests', labelNames: ['worker'], registers: [this.registry] });
+  readonly engineWaiting = new Gauge({ name: 'smg_engine_waiting_requests', help: 'Engine-reported waiting requests', labelNames: ['worker'], registers: [this.registry] });
+  readonly engineTokenUsage = new Gauge({ name: 'smg_engine_token_usage', help: 'Engine-reported KV usage', labelNames: ['worker'], registers: [this.registry] });
+  readonly engineGenThroughput = new Gauge({ name: 'smg_engine_gen_throughput', help: 'Engine-reported generation tokens/s', labelNames: ['worker'], registers: [this.registry] });
+  readonly engineCacheHitRate = new Gauge({ name: 'smg_engine_cache_hit_rate', help: 'Engine-reported prefix cache hit rate', labelNames: ['worker'], registers: [this.registry] });
+
+  // Prefill/decode disaggregation
+  readonly pdTtft = new Histogram({
+    name: 'smg_pd_ttft_seconds', help: 'PD time to first token: first leg sent to decode response head',
+    labelNames: ['backend_type', 'model', 'runtime'], buckets: DURATION_BUCKETS, registers: [this.registry],
+  });
+  readonly pdPrefillDuration = new Histogram({
+    name: 'smg_pd_prefill_duration_seconds', help: 'Prefill leg: sent to body fully read',
+    labelNames: ['backend_type', 'model', 'runtime'], buckets: DURATION_BUCKETS, registers: [this.registry],
+  });
+  readonly pdKvTransferDuration = new Histogram({
+    name: 'smg_pd_kv_transfer_duration_seconds', help: 'vLLM relay: prefill answered to decode response head, when params were relayed',
+    labelNames: ['backend_type', 'model', 'runtime'], buckets: DURATION_BUCKETS, registers: [this.registry],
+  });
+  readonly pdKvConnectorMode = new Counter({
+    name: 'smg_pd_kv_connector_mode_total', help: 'vLLM PD dispatches by KV connector mode', labelNames: ['mode'], registers: [this.registry],
+  });
+  readonly pdBootstrapFailures = new Counter({
+    name: 'smg_pd_bootstrap_failures_total', help: 'SGLang/TokenSpeed pairs whose rendezvous failed (a leg failed)', registers: [this.registry],
+  });
+  readonly pdKvTransferFailures = new Counter({
+    name: 'smg_pd_kv_transfer_failures_total', help: 'vLLM prefills that returned no usable kv_transfer_params', registers: [this.registry],
+  });
+
   /** Text exposition of the gateway's own families. */
   async render(): Promise<string> {
     return this.registry.metrics();

@@ -1,7 +1,8 @@
 /**
- * The routing-policy seam. A policy is handed the available candidates (already filtered to
- * routable workers) and the request's selection info, and returns one worker or none. It must
- * not await: selection and the lease that follows run in one synchronous step.
+ * The routing-policy seam. A policy is handed every candidate worker for the request (right
+ * type and model, in registry order, so `x-smg-target-worker` indices are stable), filters them
+ * by its own eligibility predicate, and returns one worker or none. It must not await: the
+ * router takes the load lease in the same synchronous step.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Worker } from '../workers/worker.js';
@@ -14,11 +15,37 @@ export interface SelectInfo {
   readonly model: string;
   readonly headers: IncomingHttpHeaders;
   readonly leg: Leg;
+  /**
+   * The text the engine will see as its prompt prefix, for prefix-affinity policies: the whole
+   * conversation for chat (roles and contents in order), the prompt for completions, `text` for
+   * generate. Computed lazily on first read; '' when the request has none.
+   */
+  readonly text: string;
+  /** Session key: `x-smg-routing-key` (or the configured headers); validated, at most 128 bytes. */
+  readonly routingKey: string | undefined;
+  /** Parsed `x-smg-target-worker` index into the candidate list. */
+  readonly targetWorker: number | undefined;
+  /** `x-smg-routing-tokens`, token ids standing in for text. */
+  readonly tokens: readonly number[] | undefined;
+  /** Body `rid`, used by `--routing-key-override`. */
+  readonly rid: string | undefined;
 }
 
 export interface Policy {
   readonly name: PolicyName;
-  select(workers: readonly Worker[], info: SelectInfo): Worker | undefined;
-  /** Forget anything held about a worker that left the registry. */
+  select(candidates: readonly Worker[], info: SelectInfo): Worker | undefined;
+  /** Forget anything held about a worker that left the registry (tree tenants, sticky keys). */
   onWorkerRemoved?(worker: Worker): void;
+  /** Stop background work (eviction sweeps). */
+  close?(): void;
+}
+
+/** SMG `get_healthy_worker_indices`: what most policies choose among. */
+export function availableWorkers(candidates: readonly Worker[]): Worker[] {
+  return candidates.filter((w) => w.isAvailable());
+}
+
+/** The hash policies' predicate: ready and not overloaded, circuit breaker ignored (as SMG). */
+export function eligibleWorkers(candidates: readonly Worker[]): Worker[] {
+  return candidates.filter((w) => w.isHealthyAndEligible());
 }

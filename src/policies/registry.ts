@@ -1,25 +1,72 @@
 /**
- * One policy instance per model, as SMG: the first worker registered for a model fixes its
- * policy; the mapping is dropped when the model's last worker leaves.
+ * One policy instance per model (and per leg in PD), as SMG: the first worker registered for a
+ * model fixes its policy; the mapping is dropped when the model's last worker leaves.
  */
+import type { GatewayMetrics } from '../observability/metrics.js';
+import type { Clock } from '../util/clock.js';
 import type { Random } from '../util/random.js';
 import type { WorkerRegistry } from '../workers/registry.js';
 import type { Worker } from '../workers/worker.js';
 import type { PolicyName } from './names.js';
+import type { PolicyConfig } from './policy-config.js';
 import type { Policy } from './policy.js';
+import { CacheAwarePolicy } from './cache-aware.js';
+import { ConsistentHashingPolicy } from './consistent-hashing.js';
+import { DEFAULT_LEAST_LOAD_PARAMS } from './least-load-scorer.js';
+import { LeastLoadPolicy } from './least-load.js';
+import { ManualPolicy } from './manual.js';
+import { PowerOfTwoPolicy } from './power-of-two.js';
+import { PrefixHashPolicy } from './prefix-hash.js';
 import { RandomPolicy } from './random.js';
 import { RoundRobinPolicy } from './round-robin.js';
+import { withStickyOverride } from './sticky-override.js';
 
 export interface PolicyDeps {
   random: Random;
+  clock: Clock;
+  metrics: GatewayMetrics;
+  config: PolicyConfig;
+  /**
+   * `--routing-key-override`: wrap every policy but manual (already sticky by key) with the
+   * sticky map (sticky-override.ts). Off when absent.
+   */
+  stickyOverride?: boolean | undefined;
 }
 
-export function createPolicy(name: PolicyName, deps: PolicyDeps): Policy {
+/** A model's policy, wrapped for `--routing-key-override` when `deps.stickyOverride` is set. */
+export function createPolicy(name: PolicyName, model: string, deps: PolicyDeps): Policy {
+  const policy = createBasePolicy(name, model, deps);
+  return deps.stickyOverride === true && name !== 'manual' ? withStickyOverride(policy, deps) : policy;
+}
+
+function createBasePolicy(name: PolicyName, model: string, deps: PolicyDeps): Policy {
+  const { config, random, metrics } = deps;
   switch (name) {
     case 'random':
-      return new RandomPolicy(deps.random);
+      return new RandomPolicy(random);
     case 'round_robin':
       return new RoundRobinPolicy();
+    case 'cache_aware':
+      return new CacheAwarePolicy(model, deps);
+    case 'power_of_two':
+      return new PowerOfTwoPolicy(random);
+    case 'least_load':
+      return new LeastLoadPolicy(
+        {
+          ...DEFAULT_LEAST_LOAD_PARAMS,
+          kvPressureWeight: config.leastLoadKvPressureWeight,
+          defaultThroughput: config.leastLoadDefaultThroughput,
+          meanPrefillTokens: config.leastLoadMeanPrefillTokens,
+          maxWaitingRequests: config.leastLoadMaxWaitingRequests,
+        },
+        random,
+      );
+    case 'prefix_hash':
+      return new PrefixHashPolicy(config, metrics);
+    case 'consistent_hashing':
+      return new ConsistentHashingPolicy(random, metrics);
+    case 'manual':
+      return new ManualPolicy(deps);
   }
 }
 
@@ -30,8 +77,6 @@ export class PolicyRegistry {
     private readonly defaultPolicy: PolicyName,
     private readonly deps: PolicyDeps,
     private readonly workers: WorkerRegistry,
-    /** Prefix that keeps leg-specific policies (prefill/decode) apart from regular ones. */
-    private readonly scope = '',
   ) {
     workers.on('added', (w) => this.#onAdded(w));
     workers.on('removed', (w) => this.#onRemoved(w));
@@ -39,13 +84,17 @@ export class PolicyRegistry {
 
   /** The model's policy; a model seen first at request time gets the default. */
   forModel(model: string): Policy {
-    const key = this.scope + model;
-    let policy = this.#byModel.get(key);
+    let policy = this.#byModel.get(model);
     if (!policy) {
-      policy = createPolicy(this.defaultPolicy, this.deps);
-      this.#byModel.set(key, policy);
+      policy = createPolicy(this.defaultPolicy, model, this.deps);
+      this.#byModel.set(model, policy);
     }
     return policy;
+  }
+
+  close(): void {
+    for (const policy of this.#byModel.values()) policy.close?.();
+    this.#byModel.clear();
   }
 
   #onAdded(worker: Worker): void {
@@ -55,6 +104,9 @@ export class PolicyRegistry {
   #onRemoved(worker: Worker): void {
     for (const policy of this.#byModel.values()) policy.onWorkerRemoved?.(worker);
     const model = worker.modelId;
-    if (!this.workers.all().some((w) => w.modelId === model)) this.#byModel.delete(this.scope + model);
+    if (!this.workers.all().some((w) => w.modelId === model)) {
+      this.#byModel.get(model)?.close?.();
+      this.#byModel.delete(model);
+    }
   }
 }

@@ -1,5 +1,5 @@
 import type { Worker } from '../workers/worker.js';
-import type { Policy } from './policy.js';
+import { availableWorkers, type Policy } from './policy.js';
 
 /**
  * `available[counter++ % n]`, as SMG: one counter per policy instance, modulus over the list
@@ -9,7 +9,8 @@ export class RoundRobinPolicy implements Policy {
   readonly name = 'round_robin' as const;
   #counter = 0;
 
-  select(workers: readonly Worker[]): Worker | undefined {
+  select(candidates: readonly Worker[]): Worker | undefined {
+    const workers = availableWorkers(candidates);
     if (workers.length === 0) return undefined;
     const index = this.#counter % workers.length;
     this.#counter = (this.#counter + 1) % Number.MAX_SAFE_INTEGER;

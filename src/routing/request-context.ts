@@ -5,8 +5,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../errors/gateway-error.js';
+import type { Leg, SelectInfo } from '../policies/policy.js';
 import type { JsonObject } from '../server/body.js';
 import { UNKNOWN_MODEL_ID } from '../workers/worker.js';
+import { parseRoutingKey, parseRoutingTokens, parseTargetWorker } from './routing-headers.js';
+import { routingText } from './routing-text.js';
 
 /** Inference endpoints, named as SMG's `endpoint` metric label. */
 export type Endpoint = 'chat' | 'completion' | 'generate' | 'embeddings' | 'rerank' | 'responses';
@@ -26,6 +29,10 @@ export interface RequestContext {
   /** Fires when the client disconnects. */
   readonly signal: AbortSignal;
   readonly startTime: number;
+  readonly routingKey: string | undefined;
+  readonly targetWorker: number | undefined;
+  readonly tokens: readonly number[] | undefined;
+  readonly rid: string | undefined;
 }
 
 export interface ContextInput {
@@ -37,6 +44,8 @@ export interface ContextInput {
   signal: AbortSignal;
   aliases: ReadonlyMap<string, string>;
   requestIdHeaders: readonly string[];
+  /** `--routing-key-headers`, in order. */
+  routingKeyHeaders: readonly string[];
 }
 
 function pickRequestId(headers: IncomingHttpHeaders, extra: readonly string[]): string {
@@ -77,5 +86,32 @@ export function buildRequestContext(input: ContextInput): RequestContext {
     headers: input.headers,
     signal: input.signal,
     startTime: performance.now(),
+    routingKey: parseRoutingKey(input.headers, input.routingKeyHeaders),
+    targetWorker: parseTargetWorker(input.headers),
+    tokens: parseRoutingTokens(input.headers),
+    rid: typeof body.rid === 'string' ? body.rid : undefined,
+  };
+}
+
+const textCache = new WeakMap<RequestContext, string>();
+
+/** Selection info for one leg; the routing text is built once per request, on first use. */
+export function selectInfoFor(ctx: RequestContext, leg: Leg): SelectInfo {
+  return {
+    model: ctx.model,
+    headers: ctx.headers,
+    leg,
+    get text(): string {
+      let text = textCache.get(ctx);
+      if (text === undefined) {
+        text = routingText(ctx.endpoint, ctx.body);
+        textCache.set(ctx, text);
+      }
+      return text;
+    },
+    routingKey: ctx.routingKey,
+    targetWorker: ctx.targetWorker,
+    tokens: ctx.tokens,
+    rid: ctx.rid,
   };
 }

@@ -1,4 +1,5 @@
 /** What every HTTP handler may use: the gateway's parts, wired once at startup. */
+import type { ConcurrencyLimiter } from '../admission/concurrency-limiter.js';
 import type { GatewayConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
@@ -16,6 +17,8 @@ export interface AppContext {
   readonly metrics: GatewayMetrics;
   readonly logger: Logger;
   readonly aliases: ReadonlyMap<string, string>;
+  /** `--max-concurrent-requests`, when set: gates the inference routes. */
+  readonly limiter: ConcurrencyLimiter | undefined;
   /** Set once shutdown begins: readiness answers 503 draining. */
   draining: boolean;
 }

@@ -6,30 +6,21 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GatewayConfig } from '../config/schema.js';
-import { createLogger, type Logger } from '../observability/logger.js';
-import { GatewayMetrics } from '../observability/metrics.js';
-import { PolicyRegistry } from '../policies/registry.js';
-import { RegularRouter } from '../routing/regular-router.js';
-import { UpstreamPools } from '../upstream/pools.js';
 import { sleep } from '../util/clock.js';
-import { mathRandom, type Random } from '../util/random.js';
-import { HealthChecker } from '../workers/health.js';
-import { WorkerRegistry } from '../workers/registry.js';
-import { WorkerService } from '../workers/service.js';
 import { parseWorkerSpec } from '../workers/spec.js';
+import { buildComponents, type ComponentOptions, type Components } from './components.js';
 import type { AppContext } from './app-context.js';
 import { createGatewayServer, type GatewayServer } from './http-server.js';
 
-export interface GatewayOptions {
-  logger?: Logger;
-  random?: Random;
-}
+export type GatewayOptions = ComponentOptions;
 
 export interface Gateway {
   /** Base URL clients use, e.g. http://127.0.0.1:30000 */
   readonly url: string;
   readonly metricsUrl: string;
   readonly app: AppContext;
+  /** The long-lived parts (load monitor, limiter, policies...), for tests and embedding. */
+  readonly parts: Components;
   /** Graceful: stop accepting, finish in-flight requests up to the grace period, close. */
   shutdown(graceMs?: number): Promise<void>;
   /** Immediate close (tests). */
@@ -56,35 +47,12 @@ function aliasMap(pairs: readonly string[]): Map<string, string> {
 }
 
 export async function startGateway(config: GatewayConfig, opts: GatewayOptions = {}): Promise<Gateway> {
-  const logger = opts.logger ?? createLogger({ level: config.logLevel, json: config.logJson });
-  const metrics = new GatewayMetrics();
-  const registry = new WorkerRegistry(metrics);
-  const pools = new UpstreamPools({
-    idleTimeoutMs: config.upstreamPoolIdleTimeoutSecs * 1000,
-    requestTimeoutMs: config.requestTimeoutSecs * 1000,
-  });
-  const policies = new PolicyRegistry(config.policy, { random: opts.random ?? mathRandom }, registry);
-  const router = new RegularRouter({ registry, policies, pools, metrics, logger, requestTimeoutMs: config.requestTimeoutSecs * 1000 });
-  const workers = new WorkerService(registry, pools, {
-    startupDelaySecs: config.workerStartupDelay,
-    startupCheckIntervalSecs: config.workerStartupCheckInterval,
-    startupTimeoutSecs: config.workerStartupTimeoutSecs,
-    healthEndpoint: config.healthCheckEndpoint,
-    healthTimeoutSecs: config.healthCheckTimeoutSecs,
-    healthDisabled: config.disableHealthCheck,
-    drainSettleSecs: config.drainSettleSecs,
-    defaultApiKey: config.apiKey,
-  }, logger);
-  const app: AppContext = { config, registry, workers, router, pools, metrics, logger, aliases: aliasMap(config.modelAlias), draining: false };
-  const health = new HealthChecker({
-    intervalSecs: config.healthCheckIntervalSecs,
-    timeoutSecs: config.healthCheckTimeoutSecs,
-    endpoint: config.healthCheckEndpoint,
-    successThreshold: config.healthSuccessThreshold,
-    failureThreshold: config.healthFailureThreshold,
-    disabled: config.disableHealthCheck,
-    removeUnhealthy: config.removeUnhealthyWorkers,
-  }, registry, metrics, logger, (w) => workers.remove(w.id, w.url));
+  const parts = buildComponents(config, opts);
+  const { logger, metrics, registry, workers, router, pools, health, loadMonitor, limiter, policies } = parts;
+  const app: AppContext = {
+    config, registry, workers, router, pools, metrics, logger, limiter,
+    aliases: aliasMap(config.modelAlias), draining: false,
+  };
 
   const front: GatewayServer = createGatewayServer(app);
   const metricsServer = createServer((req, res) => {
@@ -107,8 +75,14 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
     throw err;
   }
 
-  for (const url of config.workerUrls) {
-    const parsed = parseWorkerSpec({ url });
+  loadMonitor?.start();
+  const startup = [
+    ...config.workerUrls.map((url) => ({ url })),
+    ...config.prefill.map((p) => ({ url: p.url, worker_type: 'prefill', bootstrap_port: p.bootstrapPort })),
+    ...config.decode.map((url) => ({ url, worker_type: 'decode' })),
+  ];
+  for (const spec of startup) {
+    const parsed = parseWorkerSpec(spec);
     if (parsed.ok) workers.add(parsed.spec);
   }
 
@@ -117,6 +91,9 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
     app.draining = true;
     workers.close();
     health.stopAll();
+    loadMonitor?.stop();
+    limiter?.close();
+    policies.close();
     front.server.close();
     front.server.closeIdleConnections();
     if (front.inflight() > 0) {
@@ -137,6 +114,7 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
     url: reachableUrl(addr),
     metricsUrl: `${reachableUrl(metricsAddr)}/metrics`,
     app,
+    parts,
     shutdown: (graceMs = config.shutdownGracePeriodSecs * 1000) => (closed ??= teardown(graceMs)),
     close: () => (closed ??= teardown(0)),
   };

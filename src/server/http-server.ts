@@ -7,7 +7,40 @@ import { timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '../errors/gateway-error.js';
 import { sendError } from '../errors/respond.js';
 import type { AppContext } from './app-context.js';
-import { matchRoute, type AuthClass } from './routes.js';
+import { matchRoute, type AuthClass, type Handler } from './routes.js';
+import type { ConcurrencyLimiter } from '../admission/concurrency-limiter.js';
+
+function internalError(app: AppContext, res: ServerResponse, err: unknown): void {
+  app.logger.error({ err: String(err), stack: (err as Error).stack }, 'handler failed');
+  sendError(res, new GatewayError('internal_error', 'Internal gateway error'));
+}
+
+/**
+ * Takes a concurrency permit before the handler runs (the body stays unread while queued) and
+ * holds it until the response is over, whichever way it ends.
+ */
+function admitThenRun(res: ServerResponse, app: AppContext, limiter: ConcurrencyLimiter, handler: () => void): void {
+  const client = new AbortController();
+  const onClose = (): void => client.abort();
+  res.once('close', onClose);
+  limiter.acquire(client.signal).then(
+    (permit) => {
+      res.off('close', onClose);
+      if (res.destroyed) {
+        permit.release();
+        return;
+      }
+      res.once('close', () => permit.release());
+      handler();
+    },
+    (err: unknown) => {
+      res.off('close', onClose);
+      if (client.signal.aborted) return;
+      if (err instanceof GatewayError) sendError(res, err);
+      else internalError(app, res, err);
+    },
+  );
+}
 
 function authorized(req: IncomingMessage, apiKey: string | undefined, auth: AuthClass): boolean {
   if (auth === 'public' || apiKey === undefined) return true;
@@ -42,7 +75,9 @@ export function createGatewayServer(app: AppContext): GatewayServer {
       inflight -= 1;
       metrics.httpDuration.observe({ method, path: label }, (performance.now() - start) / 1000);
       const code = res.getHeader('x-smg-error-code');
-      metrics.httpResponses.inc({ path: label, status_code: String(res.statusCode), error_code: typeof code === 'string' ? code : '' });
+      // A response the client abandoned was never delivered: nginx's 499, not Node's default 200.
+      const status = res.writableFinished ? String(res.statusCode) : '499';
+      metrics.httpResponses.inc({ path: label, status_code: status, error_code: typeof code === 'string' ? code : '' });
       if (inflight === 0) {
         const waiters = idleWaiters;
         idleWaiters = [];
@@ -59,20 +94,32 @@ export function createGatewayServer(app: AppContext): GatewayServer {
       return;
     }
     if (!authorized(req, app.config.apiKey, match.route.auth)) {
-      sendError(res, new GatewayError('unauthorized', 'Missing or invalid API key', { 'www-authenticate': 'Bearer' }));
+      sendError(res, new GatewayError('unauthorized', 'Missing or invalid API key', { headers: { 'www-authenticate': 'Bearer' } }));
       return;
     }
-    try {
-      const done = match.route.handler(req, res, app, match.param);
-      if (done instanceof Promise) {
-        done.catch((err: unknown) => {
-          app.logger.error({ err: String(err) }, 'handler failed');
-          sendError(res, new GatewayError('internal_error', 'Internal gateway error'));
-        });
+    if (app.draining) {
+      // Keep-alive connections opened before shutdown still deliver requests: answer probes,
+      // refuse new work, and close each connection after its response.
+      res.setHeader('connection', 'close');
+      if (match.route.auth === 'data') {
+        sendError(res, new GatewayError('shutting_down', 'Gateway is shutting down', { retryable: false }));
+        return;
       }
+    }
+    const route = match.route;
+    if (route.auth === 'data' && app.limiter) {
+      admitThenRun(res, app, app.limiter, () => run(route.handler, req, res, match.param));
+      return;
+    }
+    run(route.handler, req, res, match.param);
+  };
+
+  const run = (handler: Handler, req: IncomingMessage, res: ServerResponse, param: string): void => {
+    try {
+      const done = handler(req, res, app, param);
+      if (done instanceof Promise) done.catch((err: unknown) => internalError(app, res, err));
     } catch (err) {
-      app.logger.error({ err: String(err) }, 'handler failed');
-      sendError(res, new GatewayError('internal_error', 'Internal gateway error'));
+      internalError(app, res, err);
     }
   };
 

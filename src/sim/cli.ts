@@ -1,9 +1,11 @@
-// `switchyard sim`: serve simulated workers until SIGINT/SIGTERM. Flags are parsed by hand so that
-// every error is one line naming the flag (node:util parseArgs words its errors for positionals).
-import type { SimFaults, SimRuntime, SimWorker } from './options.js';
-import type { SimFleetOptions } from './fleet.js';
-import { startSimFleet } from './fleet.js';
-import { SIM_RUNTIMES } from './options.js';
+// `switchyard sim`: serve simulated workers until SIGINT/SIGTERM. Either N identical workers on
+// consecutive ports (--count, --port) or a mixed fleet from a file (--fleet); flags are in
+// cli-flags.ts.
+import type { SimFleet, SimFleetSpec } from './fleet-spec.js';
+import type { SimWorker } from './options.js';
+import type { FlagValues } from './cli-flags.js';
+import { FlagError, parseFlags, toWorkerOptions, usage } from './cli-flags.js';
+import { loadSimFleetFile, startSimFleetFromSpec } from './fleet-spec.js';
 
 /** Where the command writes and what stops it; tests inject these, the CLI uses the process. */
 export interface SimCommandIo {
@@ -13,168 +15,71 @@ export interface SimCommandIo {
   signal?: AbortSignal;
 }
 
-type FlagKind = 'string' | 'number' | 'int' | 'bool' | 'runtime';
-
-interface FlagSpec {
-  kind: FlagKind;
-  min?: number;
-  max?: number;
-}
-
-const FLAGS: Readonly<Record<string, FlagSpec>> = {
-  runtime: { kind: 'runtime' },
-  host: { kind: 'string' },
-  port: { kind: 'int', min: 0, max: 65_535 },
-  'base-port': { kind: 'int', min: 0, max: 65_535 },
-  count: { kind: 'int', min: 1, max: 10_000 },
-  model: { kind: 'string' },
-  seed: { kind: 'int' },
-  'ttft-ms': { kind: 'number', min: 0 },
-  'itl-ms': { kind: 'number', min: 0 },
-  'output-tokens': { kind: 'int', min: 1 },
-  'max-running-requests': { kind: 'int', min: 1 },
-  'error-rate': { kind: 'number', min: 0, max: 1 },
-  'error-status': { kind: 'int', min: 100, max: 599 },
-  'health-status': { kind: 'int', min: 100, max: 599 },
-  hang: { kind: 'bool' },
-  'drop-after-chunks': { kind: 'int', min: 0 },
-  help: { kind: 'bool' },
-};
-
-const USAGE = `usage: switchyard sim [flags]
-  --runtime sglang|vllm|tokenspeed  HTTP surface to imitate (default sglang)
-  --host H                  interface to bind (default 127.0.0.1)
-  --port P, --base-port P   first worker port (default 31000; 0 = ephemeral)
-  --count N                 workers on consecutive ports (default 1)
-  --model NAME              served model name (default sim-model)
-  --seed N                  seed for output text and fault draws (default 0)
-  --ttft-ms MS              time to first token (default 20)
-  --itl-ms MS               inter-token latency (default 5)
-  --output-tokens N         output length without max_tokens (default 16)
-  --max-running-requests N  reported running window (default 256)
-  --error-rate R            fault: probability 0..1 of answering --error-status
-  --error-status S          fault: status for --error-rate (default 500)
-  --health-status S         fault: status answered by /health
-  --hang                    fault: never answer inference requests
-  --drop-after-chunks N     fault: drop the connection after N SSE events
-  --help                    print this help
-`;
-
-class FlagError extends Error {}
-
-type Values = Map<string, string | number | boolean>;
-
-function parseFlags(argv: readonly string[]): Values {
-  const values: Values = new Map();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
-    if (!arg.startsWith('--')) throw new FlagError(`error: unexpected argument '${arg}'`);
-    const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq === -1 ? undefined : eq);
-    const spec = FLAGS[name];
-    if (spec === undefined) throw new FlagError(`error: unknown flag --${name}`);
-    if (spec.kind === 'bool') {
-      if (eq !== -1) throw new FlagError(`error: --${name} takes no value`);
-      values.set(name, true);
-      continue;
-    }
-    let raw: string | undefined;
-    if (eq !== -1) raw = arg.slice(eq + 1);
-    else raw = argv[++i];
-    if (raw === undefined) throw new FlagError(`error: --${name} expects a value`);
-    values.set(name, convert(name, spec, raw));
+/** The fleet the flags describe: a file with the flags as defaults, or --count workers. */
+async function fleetSpec(values: FlagValues): Promise<SimFleetSpec> {
+  const opts = toWorkerOptions(values);
+  const port = (values.get('base-port') ?? values.get('port')) as number | undefined;
+  const file = values.get('fleet') as string | undefined;
+  if (file === undefined) {
+    return {
+      basePort: port ?? 31_000,
+      workers: [{ ...opts, count: (values.get('count') as number | undefined) ?? 1 }],
+    };
   }
-  return values;
-}
-
-function convert(name: string, spec: FlagSpec, raw: string): string | number {
-  if (spec.kind === 'string') return raw;
-  if (spec.kind === 'runtime') {
-    if (!(SIM_RUNTIMES as readonly string[]).includes(raw)) {
-      throw new FlagError(
-        `error: --${name} expects one of ${SIM_RUNTIMES.join(', ')}, got '${raw}'`,
-      );
-    }
-    return raw;
-  }
-  const value = raw.trim() === '' ? Number.NaN : Number(raw);
-  const wantInt = spec.kind === 'int';
-  if (!Number.isFinite(value) || (wantInt && !Number.isInteger(value))) {
-    throw new FlagError(
-      `error: --${name} expects ${wantInt ? 'an integer' : 'a number'}, got '${raw}'`,
-    );
-  }
-  if (
-    (spec.min !== undefined && value < spec.min) ||
-    (spec.max !== undefined && value > spec.max)
-  ) {
-    const range =
-      spec.max === undefined ? `>= ${spec.min}` : `in [${spec.min ?? '-inf'}, ${spec.max}]`;
-    throw new FlagError(`error: --${name} expects a value ${range}, got '${raw}'`);
-  }
-  return value;
-}
-
-function toFleetOptions(v: Values): { count: number; opts: SimFleetOptions } {
-  const num = (k: string): number | undefined => v.get(k) as number | undefined;
-  const str = (k: string): string | undefined => v.get(k) as string | undefined;
-  const faults: SimFaults = {};
-  if (v.has('error-rate')) faults.errorRate = num('error-rate');
-  if (v.has('error-status')) faults.errorStatus = num('error-status');
-  if (v.has('health-status')) faults.healthStatus = num('health-status');
-  if (v.has('drop-after-chunks')) faults.dropAfterChunks = num('drop-after-chunks');
-  if (v.get('hang') === true) faults.hang = true;
+  if (values.has('count')) throw new FlagError('error: --count cannot be combined with --fleet');
+  const spec = await loadSimFleetFile(file);
   return {
-    count: num('count') ?? 1,
-    opts: {
-      basePort: num('base-port') ?? num('port') ?? 31_000,
-      host: str('host'),
-      runtime: str('runtime') as SimRuntime | undefined,
-      model: str('model'),
-      seed: num('seed'),
-      ttftMs: num('ttft-ms'),
-      itlMs: num('itl-ms'),
-      outputTokens: num('output-tokens'),
-      maxRunningRequests: num('max-running-requests'),
-      faults,
-    },
+    ...spec,
+    basePort: port ?? spec.basePort,
+    defaults: { ...spec.defaults, ...opts, faults: { ...spec.defaults?.faults, ...opts.faults } },
   };
+}
+
+function describe(w: SimWorker): string {
+  // The default worker keeps v1's exact line; anything else names its role and engine.
+  const extra = [w.role === 'regular' ? '' : w.role, w.engine === 'canned' ? '' : w.engine]
+    .filter((s) => s !== '')
+    .map((s) => `, ${s}`)
+    .join('');
+  const bootstrap = w.bootstrapPort === undefined ? '' : ` (bootstrap port ${w.bootstrapPort})`;
+  return `sim worker ${w.name} (${w.runtime}, model ${w.model}${extra}) listening on ${w.url}${bootstrap}\n`;
 }
 
 /**
  * Runs `switchyard sim` with the arguments after `sim`. Serves until SIGINT/SIGTERM (or
- * `io.signal`), then closes every worker and resolves 0; a bad flag resolves 2, a failed start 1.
+ * `io.signal`), then closes every worker and resolves 0; a bad flag resolves 2, a bad fleet file
+ * or a failed start 1.
  */
 export async function runSimCommand(argv: string[], io: SimCommandIo = {}): Promise<number> {
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
-  let values: Values;
+  let values: FlagValues;
+  let spec: SimFleetSpec;
   try {
     values = parseFlags(argv);
+    if (values.get('help') === true) {
+      stdout.write(usage());
+      return 0;
+    }
+    spec = await fleetSpec(values);
   } catch (err) {
-    if (!(err instanceof FlagError)) throw err;
-    stderr.write(`${err.message}\n`);
-    return 2;
+    if (err instanceof FlagError) {
+      stderr.write(`${err.message}\n`);
+      return 2;
+    }
+    stderr.write(`error: bad fleet file: ${(err as Error).message}\n`);
+    return 1;
   }
-  if (values.get('help') === true) {
-    stdout.write(USAGE);
-    return 0;
-  }
-  const { count, opts } = toFleetOptions(values);
-  let workers: SimWorker[];
+  let fleet: SimFleet;
   try {
-    workers = await startSimFleet(count, opts);
+    fleet = await startSimFleetFromSpec(spec);
   } catch (err) {
     stderr.write(`error: sim failed to start: ${(err as Error).message}\n`);
     return 1;
   }
-  const runtime = opts.runtime ?? 'sglang';
-  const model = opts.model ?? 'sim-model';
-  for (const w of workers) {
-    stdout.write(`sim worker ${w.name} (${runtime}, model ${model}) listening on ${w.url}\n`);
-  }
+  for (const w of fleet.workers) stdout.write(describe(w));
   await untilStopped(io.signal);
-  await Promise.all(workers.map((w) => w.close()));
+  await fleet.close();
   return 0;
 }
 

@@ -1,17 +1,33 @@
 // The timing model behind a simulated worker. The HTTP layer only sees the `SimEngine` interface:
-// it submits a generation and receives one `onStep` per decode step, so a later continuous-batching
-// engine (running window, prefill cost, batch-dependent ITL) can replace `FixedLatencyEngine`
-// without touching how responses are written. Engines decide *when* tokens appear, never *which*
-// tokens: text comes from text.ts so that it stays identical across timing models.
+// it submits a generation and receives one `onStep` per decode step. Two engines sit behind it:
+// `FixedLatencyEngine` (canned: fixed TTFT/ITL, no queue; cheap, for measuring the gateway) and
+// `BatchEngine` (realistic: continuous batching, batch-engine.ts). Engines decide *when* tokens
+// appear, never *which* tokens: text comes from text.ts so it is identical across timing models.
+import type { SimClock, SimTimer } from './clock.js';
+import { ScaledClock } from './clock.js';
+
+/** One prompt of a request as the prefix cache sees it. */
+export interface PromptShape {
+  tokens: number;
+  /** Chained keys of the prompt's full blocks (prefix-cache.ts `blockKeys`). */
+  keys: readonly number[];
+}
 
 /** What the engine needs to know about a request to schedule it. */
 export interface GenerationSpec {
   /** Prompt tokens over all items of the request (load accounting). */
   promptTokens: number;
-  /** Sequences decoded in lockstep (n × batch items). */
+  /** Sequences decoded in lockstep (n × batch items); each takes one slot of the window. */
   choices: number;
   /** Tokens to produce per choice; 0 finishes right after prefill. */
   maxTokens: number;
+  /** Per-item prompt blocks for the prefix cache; absent = nothing cacheable. */
+  prompts?: readonly PromptShape[];
+  /**
+   * PD decode: the prompt's KV comes from a peer. Once admitted (slot and KV reserved) the engine
+   * calls `onAdmitted` and waits for `kvReady()` (skip prefill) or `recompute()` (prefill here).
+   */
+  remoteKv?: boolean;
 }
 
 /** Receives the engine's progress for one request. Called from timers, never re-entrantly. */
@@ -20,45 +36,77 @@ export interface TokenSink {
   onStep(index: number): void;
   /** All tokens were produced; the engine has already released the request. */
   onFinish(): void;
+  /** `remoteKv` only: the request now holds its slot; go and fetch the KV. */
+  onAdmitted?(): void;
 }
 
 /** A submitted generation. */
 export interface GenerationHandle {
   /** Stops the generation at once and releases its slot; no further sink calls. Idempotent. */
   cancel(): void;
+  /** `remoteKv`: the KV arrived; decoding starts without computing the prompt. */
+  kvReady(): void;
+  /** `remoteKv`: no KV will come; compute the prompt here instead. */
+  recompute(): void;
+  /** Prompt tokens served from the prefix cache (0 until admitted, and on the canned engine). */
+  cachedTokens(): number;
 }
 
 /** Snapshot for /v1/loads and /metrics. */
 export interface EngineLoad {
+  /** Sequences holding a slot of the running window (including those waiting for PD KV). */
   running: number;
+  /** Sequences queued for a slot (SGLang decode: the pre-allocation queue). */
   waiting: number;
-  /** Prompt plus generated tokens of running requests (stand-in for KV usage). */
+  /** Sequences admitted that wait for their KV from a PD peer (decode transfer queue). */
+  awaitingKv: number;
+  /** KV tokens in use: prompts, generated tokens and pinned cache blocks. */
   usedTokens: number;
-  /** Tokens per second, exponentially weighted over about five seconds. */
+  maxTotalTokens: number;
+  /** Tokens per (simulated) second, exponentially weighted over about five seconds. */
   genThroughput: number;
+  /** Prompt tokens of waiting requests that the prefix cache does not hold. */
+  waitingUncachedTokens: number;
+  /** Cached prompt tokens / prompt tokens over every admitted request so far. */
+  cacheHitRate: number;
 }
 
 export interface SimEngine {
   submit(spec: GenerationSpec, sink: TokenSink): GenerationHandle;
   load(): EngineLoad;
-  /** Cancels every running generation (worker shutdown). */
+  /** Multiplies every engine duration by `factor` (the slowdown fault); 1 = normal speed. */
+  setSlowdown(factor: number): void;
+  /** Holds `tokens` of KV outside any request (vLLM PD pins); returns the release function. */
+  holdKv(tokens: number): () => void;
+  /** Drops unpinned prefix-cache blocks. */
+  flushCache(): void;
+  /** Cancels every generation (worker shutdown). */
   shutdown(): void;
 }
 
 export interface FixedLatencyTiming {
   ttftMs: number;
   itlMs: number;
+  /** Reported capacity; the canned engine does not enforce it. */
+  maxTotalTokens?: number;
 }
 
 /**
- * v1 model: every request runs at once (no queue), its first token arrives `ttftMs` after submit
- * and each later one `itlMs` after the previous, independent of load.
+ * Canned model: every request runs at once (no queue), its first token arrives `ttftMs` after
+ * submit (or after `kvReady`) and each later one `itlMs` after the previous, whatever the load.
  */
 export class FixedLatencyEngine implements SimEngine {
   private readonly running = new Set<FixedSequence>();
-  private readonly meter = new RateMeter(5_000);
+  private readonly meter: RateMeter;
+  private held = 0;
+  slowdown = 1;
 
-  constructor(readonly timing: FixedLatencyTiming) {}
+  constructor(
+    readonly timing: FixedLatencyTiming,
+    readonly clock: SimClock = new ScaledClock(1),
+  ) {
+    this.meter = new RateMeter(5_000, clock);
+  }
 
   submit(spec: GenerationSpec, sink: TokenSink): GenerationHandle {
     const seq = new FixedSequence(this, spec, sink);
@@ -68,10 +116,41 @@ export class FixedLatencyEngine implements SimEngine {
   }
 
   load(): EngineLoad {
-    let usedTokens = 0;
-    for (const seq of this.running) usedTokens += seq.usedTokens();
-    return { running: this.running.size, waiting: 0, usedTokens, genThroughput: this.meter.rate() };
+    let usedTokens = this.held;
+    let running = 0;
+    let awaitingKv = 0;
+    for (const seq of this.running) {
+      usedTokens += seq.usedTokens();
+      running += seq.spec.choices;
+      if (seq.awaitingKv) awaitingKv += seq.spec.choices;
+    }
+    return {
+      running,
+      waiting: 0,
+      awaitingKv,
+      usedTokens,
+      maxTotalTokens: this.timing.maxTotalTokens ?? 524_288,
+      genThroughput: this.meter.rate(),
+      waitingUncachedTokens: 0,
+      cacheHitRate: 0,
+    };
   }
+
+  setSlowdown(factor: number): void {
+    this.slowdown = factor;
+  }
+
+  holdKv(tokens: number): () => void {
+    this.held += tokens;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.held -= tokens;
+    };
+  }
+
+  flushCache(): void {}
 
   shutdown(): void {
     for (const seq of [...this.running]) seq.cancel();
@@ -89,32 +168,62 @@ export class FixedLatencyEngine implements SimEngine {
 }
 
 class FixedSequence implements GenerationHandle {
-  private timer: NodeJS.Timeout | undefined;
+  private timer: SimTimer | undefined;
   private emitted = 0;
   private startedAt = 0;
   private done = false;
+  awaitingKv = false;
 
   constructor(
     private readonly engine: FixedLatencyEngine,
-    private readonly spec: GenerationSpec,
+    readonly spec: GenerationSpec,
     private readonly sink: TokenSink,
   ) {}
 
   start(): void {
-    this.startedAt = performance.now();
-    this.timer = setTimeout(this.tick, this.engine.timing.ttftMs);
+    if (this.spec.remoteKv === true) {
+      // No window to wait for: admission is immediate, but never inline in submit().
+      this.awaitingKv = true;
+      this.timer = this.engine.clock.setTimer(0, this.admitted);
+      return;
+    }
+    this.begin();
   }
 
   usedTokens(): number {
     return this.spec.promptTokens + this.emitted * this.spec.choices;
   }
 
+  cachedTokens(): number {
+    return 0;
+  }
+
+  kvReady(): void {
+    if (!this.awaitingKv || this.done) return;
+    this.awaitingKv = false;
+    this.begin();
+  }
+
+  recompute(): void {
+    this.kvReady();
+  }
+
   cancel(): void {
     if (this.done) return;
     this.done = true;
-    clearTimeout(this.timer);
+    this.engine.clock.clearTimer(this.timer);
     this.engine.release(this);
   }
+
+  private begin(): void {
+    const clock = this.engine.clock;
+    this.startedAt = clock.now();
+    this.timer = clock.setTimer(this.engine.timing.ttftMs * this.engine.slowdown, this.tick);
+  }
+
+  private readonly admitted = (): void => {
+    if (!this.done) this.sink.onAdmitted?.();
+  };
 
   // Bound once per sequence so that scheduling a token allocates no closure.
   private readonly tick = (): void => {
@@ -134,17 +243,23 @@ class FixedSequence implements GenerationHandle {
     // Deadlines are measured from the start rather than from the last tick, so timer lateness
     // does not accumulate over a long stream.
     const { ttftMs, itlMs } = this.engine.timing;
-    const due = this.startedAt + ttftMs + this.emitted * itlMs;
-    this.timer = setTimeout(this.tick, Math.max(0, due - performance.now()));
+    const clock = this.engine.clock;
+    const due = this.startedAt + (ttftMs + this.emitted * itlMs) * this.engine.slowdown;
+    this.timer = clock.setTimer(Math.max(0, due - clock.now()), this.tick);
   };
 }
 
 /** Exponentially weighted event rate (events per second) with time constant `tauMs`. */
 export class RateMeter {
   private value = 0;
-  private last = performance.now();
+  private last: number;
 
-  constructor(private readonly tauMs: number) {}
+  constructor(
+    private readonly tauMs: number,
+    private readonly clock: SimClock = new ScaledClock(1),
+  ) {
+    this.last = clock.now();
+  }
 
   add(count: number): void {
     this.decay();
@@ -157,7 +272,7 @@ export class RateMeter {
   }
 
   private decay(): void {
-    const now = performance.now();
+    const now = this.clock.now();
     this.value *= Math.exp(-(now - this.last) / this.tauMs);
     this.last = now;
   }

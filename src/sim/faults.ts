@@ -1,8 +1,11 @@
 // Fault injection for a simulated worker. Faults are data (SimFaults), replaced as a whole by
 // `setFaults` or `POST /sim/faults`, and read once per request, so a change applies to the next
-// request and never half-way through one.
-import { Mulberry32, mix32 } from './prng.js';
+// request and never half-way through one. Every fault is bounded: hang ends when the client
+// leaves, slow start and flapping are timed, and `durationMs` / `maxFires` clear any of them.
+import type { SimClock, SimTimer } from './clock.js';
 import type { SimFaults } from './options.js';
+import { ScaledClock } from './clock.js';
+import { Mulberry32, mix32 } from './prng.js';
 
 /** What the injector decided for an inference request before it runs. */
 export type FaultDecision = 'none' | 'hang' | 'error';
@@ -13,22 +16,45 @@ const FAULT_KEYS: ReadonlySet<string> = new Set([
   'hang',
   'dropAfterChunks',
   'healthStatus',
+  'slowStartMs',
+  'flapPeriodMs',
+  'slowdown',
+  'durationMs',
+  'maxFires',
 ]);
 
 // Salt so that the fault stream differs from the text streams drawn under the same seed.
 const FAULT_STREAM_SALT = 0x6661756c;
 
 export class FaultInjector {
-  private faults: SimFaults;
+  private faults: SimFaults = {};
   private readonly rng: Mulberry32;
+  private setAt = 0;
+  private fires = 0;
+  private expiry: SimTimer | undefined;
 
-  constructor(seed: number, initial: SimFaults) {
+  /** `onChange` runs whenever the active faults change (set, expiry, max fires reached). */
+  constructor(
+    seed: number,
+    initial: SimFaults,
+    private readonly clock: SimClock = new ScaledClock(1),
+    private readonly onChange: (f: SimFaults) => void = () => {},
+  ) {
     this.rng = new Mulberry32(mix32(seed ^ FAULT_STREAM_SALT));
-    this.faults = checkedFaults(initial);
+    this.set(initial);
   }
 
   set(f: SimFaults): void {
-    this.faults = checkedFaults(f);
+    const checked = checkedFaults(f);
+    this.clock.clearTimer(this.expiry);
+    this.expiry = undefined;
+    this.faults = checked;
+    this.setAt = this.clock.now();
+    this.fires = 0;
+    if (checked.durationMs !== undefined) {
+      this.expiry = this.clock.setTimer(checked.durationMs, () => this.set({}));
+    }
+    this.onChange(this.current());
   }
 
   current(): SimFaults {
@@ -38,22 +64,50 @@ export class FaultInjector {
   /** Hang wins over errors; the error draw uses the seeded stream only when 0 < rate < 1. */
   decide(): FaultDecision {
     const f = this.faults;
-    if (f.hang === true) return 'hang';
+    if (f.hang === true) return this.fired('hang');
     const rate = f.errorRate ?? 0;
-    if (rate >= 1 || (rate > 0 && this.rng.next() < rate)) return 'error';
+    if (rate >= 1 || (rate > 0 && this.rng.next() < rate)) return this.fired('error');
     return 'none';
+  }
+
+  /** The drop fault for a request that runs; counts as a fire once it is armed. */
+  takeDrop(): number | undefined {
+    const n = this.faults.dropAfterChunks;
+    if (n !== undefined) this.fired('none');
+    return n;
   }
 
   errorStatus(): number {
     return this.faults.errorStatus ?? 500;
   }
 
-  dropAfterChunks(): number | undefined {
-    return this.faults.dropAfterChunks;
+  /** Status /health should answer, or undefined for healthy. */
+  healthStatus(): number | undefined {
+    const f = this.faults;
+    if (f.healthStatus !== undefined) return f.healthStatus;
+    const since = this.clock.now() - this.setAt;
+    if (f.slowStartMs !== undefined && since < f.slowStartMs) return 503;
+    if (f.flapPeriodMs !== undefined && Math.floor(since / f.flapPeriodMs) % 2 === 0) return 503;
+    return undefined;
   }
 
-  healthStatus(): number | undefined {
-    return this.faults.healthStatus;
+  slowdown(): number {
+    return this.faults.slowdown ?? 1;
+  }
+
+  close(): void {
+    this.clock.clearTimer(this.expiry);
+  }
+
+  private fired<T extends FaultDecision>(decision: T): T {
+    const max = this.faults.maxFires;
+    if (max !== undefined && ++this.fires >= max) {
+      // The firing request still gets its fault; later ones do not.
+      const { errorRate: _e, hang: _h, dropAfterChunks: _d, maxFires: _m, ...rest } = this.faults;
+      this.faults = rest;
+      this.onChange(this.current());
+    }
+    return decision;
   }
 }
 
@@ -90,10 +144,17 @@ export function checkedFaults(f: SimFaults): SimFaults {
     out.hang = f.hang;
   }
   if (f.dropAfterChunks !== undefined) {
-    if (!Number.isInteger(f.dropAfterChunks) || f.dropAfterChunks < 0) {
-      throw new RangeError('dropAfterChunks must be an integer >= 0');
+    out.dropAfterChunks = int('dropAfterChunks', f.dropAfterChunks, 0);
+  }
+  if (f.slowStartMs !== undefined) out.slowStartMs = positive('slowStartMs', f.slowStartMs);
+  if (f.flapPeriodMs !== undefined) out.flapPeriodMs = positive('flapPeriodMs', f.flapPeriodMs);
+  if (f.durationMs !== undefined) out.durationMs = positive('durationMs', f.durationMs);
+  if (f.maxFires !== undefined) out.maxFires = int('maxFires', f.maxFires, 1);
+  if (f.slowdown !== undefined) {
+    if (typeof f.slowdown !== 'number' || !(f.slowdown >= 0.01 && f.slowdown <= 1000)) {
+      throw new RangeError('slowdown must be a number in [0.01, 1000]');
     }
-    out.dropAfterChunks = f.dropAfterChunks;
+    out.slowdown = f.slowdown;
   }
   return out;
 }
@@ -101,6 +162,20 @@ export function checkedFaults(f: SimFaults): SimFaults {
 function status(name: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 100 || value > 599) {
     throw new RangeError(`${name} must be an HTTP status in [100, 599]`);
+  }
+  return value;
+}
+
+function int(name: string, value: unknown, min: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+    throw new RangeError(`${name} must be an integer >= ${min}`);
+  }
+  return value;
+}
+
+function positive(name: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new RangeError(`${name} must be a number > 0`);
   }
   return value;
 }

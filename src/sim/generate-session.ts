@@ -13,8 +13,12 @@ export class GenerateSession extends InferenceSession {
     super(ctx, plan);
     const baseId = plan.rid ?? ctx.meta.id;
     for (const item of plan.items) {
-      // Prompt logprobs depend only on the prompt, so the item's n outputs share one array.
-      const inputLogprobs = plan.returnLogprob ? promptLogprobs(item.ids ?? []) : undefined;
+      // Prompt logprobs depend only on the prompt, so the item's n outputs share one array. A PD
+      // decode never computes the prompt: it reports none, and the router prepends the prefill's.
+      let inputLogprobs: LogprobEntry[] | undefined;
+      if (plan.returnLogprob) {
+        inputLogprobs = ctx.pd?.remoteKv === true ? [] : promptLogprobs(item.ids ?? []);
+      }
       for (let j = 0; j < plan.n; j++) {
         const o = this.states.length;
         this.states.push({
@@ -23,6 +27,7 @@ export class GenerateSession extends InferenceSession {
           text: '',
           outputIds: [],
           promptTokens: item.tokens,
+          cachedTokens: 0,
           finish: null,
           e2eLatency: 0,
           inputLogprobs,
@@ -44,6 +49,7 @@ export class GenerateSession extends InferenceSession {
       s.outputLogprobs?.push([out.lastLogprob, out.lastId, null]);
       if (last) s.finish = this.finish();
       if (this.plan.stream) {
+        s.cachedTokens = this.cachedTokens();
         s.e2eLatency = this.elapsedSeconds();
         this.writeEvent(JSON.stringify(generateResult(s)));
         if (this.settled) return;
@@ -56,6 +62,7 @@ export class GenerateSession extends InferenceSession {
     if (this.plan.maxTokens !== 0) return;
     for (const s of this.states) {
       s.finish = this.finish();
+      s.cachedTokens = this.cachedTokens();
       s.e2eLatency = this.elapsedSeconds();
       this.writeEvent(JSON.stringify(generateResult(s)));
     }
@@ -63,8 +70,10 @@ export class GenerateSession extends InferenceSession {
 
   protected body(): unknown {
     const e2e = this.elapsedSeconds();
+    const cached = this.cachedTokens();
     for (const s of this.states) {
       s.finish = this.finish();
+      s.cachedTokens = cached;
       s.e2eLatency = e2e;
     }
     const results = this.states.map(generateResult);

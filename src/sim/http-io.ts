@@ -5,7 +5,8 @@ import { errorBody } from './responses.js';
 /** Larger than any prompt a test sends; guards the simulator against runaway bodies. */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-export type JsonBody = { ok: true; body: unknown } | { ok: false };
+/** `raw` is the body text as received: bootstrap rooms are read from it digit for digit. */
+export type JsonBody = { ok: true; body: unknown; raw: string } | { ok: false };
 
 class BodyTooLarge extends Error {}
 
@@ -24,7 +25,7 @@ export async function readJsonBody(req: IncomingMessage, res: ServerResponse): P
     return { ok: false };
   }
   try {
-    return { ok: true, body: JSON.parse(raw) as unknown };
+    return { ok: true, body: JSON.parse(raw) as unknown, raw };
   } catch {
     sendJson(res, 400, errorBody(400, 'request body is not valid JSON', 'invalid_json'));
     return { ok: false };

@@ -1,110 +1,183 @@
-// One simulated worker = one node:http server + one engine + faults + stats. This file is the HTTP
-// layer only: it routes, reads bodies, applies request-level faults and hands inference to a
-// session; timing lives behind the SimEngine interface (engine.ts).
+// One simulated worker = one node:http server (plus a bootstrap server on a prefill) + one engine
+// + faults + stats. This file assembles them and routes; inference lives in inference.ts, the
+// peer-facing KV endpoints in kv-routes.ts, and timing behind the SimEngine interface.
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SimEngine } from './engine.js';
+import type { WorkerInfo } from './info.js';
 import type {
   ResolvedSimOptions,
+  SimEngineKind,
   SimFaults,
+  SimRole,
+  SimRuntime,
   SimStats,
   SimWorker,
   SimWorkerOptions,
 } from './options.js';
-import type { InferenceKind } from './request-parse.js';
 import type { Handler, Method, RouteTable } from './routes.js';
-import type { SessionContext } from './session.js';
-import type { WorkerInfo } from './info.js';
+import type { SideChannel } from './vllm-pd.js';
+import type { WorkerContext } from './worker-context.js';
+import { BatchEngine } from './batch-engine.js';
+import { ScaledClock } from './clock.js';
 import { FixedLatencyEngine } from './engine.js';
 import { FaultInjector, parseFaults } from './faults.js';
-import { GenerateSession } from './generate-session.js';
 import { readJsonBody, sendEmpty, sendJson, sendText } from './http-io.js';
 import * as bodies from './info.js';
-import { OpenAiSession } from './openai-session.js';
-import { resolveSimOptions } from './options.js';
-import { parseInference } from './request-parse.js';
+import { handleInference } from './inference.js';
+import { KvClient } from './kv-client.js';
+import { KvPins } from './kv-pins.js';
+import { handleMooncakeQuery, handleNixlPull, startBootstrapServer } from './kv-routes.js';
+import { resolveSimOptions } from './resolve-options.js';
 import { errorBody } from './responses.js';
+import { RoomTable } from './room-table.js';
 import { buildRouteTable } from './routes.js';
 import { StatsRecorder } from './stats.js';
-
-const ID_PREFIX: Record<InferenceKind, string> = {
-  chat: 'chatcmpl',
-  completion: 'cmpl',
-  generate: 'gen',
-};
 
 class SimHttpWorker implements SimWorker {
   readonly url: string;
   readonly port: number;
   readonly name: string;
-  private readonly faults: FaultInjector;
-  private readonly recorder = new StatsRecorder();
+  readonly model: string;
+  readonly runtime: SimRuntime;
+  readonly role: SimRole;
+  readonly engine: SimEngineKind;
+  readonly kvEngineId: string;
+  bootstrapPort: number | undefined;
+  bootstrapServer: Server | undefined;
+  readonly ctx: WorkerContext;
   private readonly info: WorkerInfo;
   private readonly routes: RouteTable;
-  private nextId = 0;
+  private readonly side: SideChannel;
   private closing: Promise<void> | undefined;
 
   constructor(
     private readonly server: Server,
-    private readonly opts: ResolvedSimOptions,
-    private readonly engine: SimEngine,
+    opts: ResolvedSimOptions,
+    model: SimEngine,
+    clock: ScaledClock,
   ) {
     const address = server.address() as AddressInfo;
     this.port = address.port;
     this.name = opts.workerName ?? `sim-${this.port}`;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     this.url = `http://${host}:${this.port}`;
-    this.faults = new FaultInjector(opts.seed, opts.faults);
+    this.model = opts.model;
+    this.runtime = opts.runtime;
+    this.role = opts.role;
+    this.engine = opts.engine;
+    this.kvEngineId = opts.kvEngineId ?? this.name;
+    const rooms = new RoomTable();
+    let n = 0;
+    // The advertised KV side channel: a wildcard bind is reached through loopback.
+    this.side = {
+      host: /^(0\.0\.0\.0|::)$/.test(opts.host) ? '127.0.0.1' : opts.host,
+      port: this.port,
+    };
+    const stats = new StatsRecorder(() => ({
+      waiting: model.load().waiting,
+      roomsOpen: rooms.size,
+      kvPinned: this.ctx.pins.pinned,
+    }));
+    this.ctx = {
+      opts,
+      name: this.name,
+      clock,
+      engine: model,
+      stats,
+      faults: new FaultInjector(opts.seed, opts.faults, clock, (f) =>
+        model.setSlowdown(f.slowdown ?? 1),
+      ),
+      rooms,
+      pins: new KvPins(
+        this.kvEngineId,
+        model,
+        clock,
+        opts.kvAbortTimeoutSecs,
+        opts.blockSize,
+        stats,
+      ),
+      kv: new KvClient(),
+      side: this.side,
+      nextRequestNumber: () => ++n,
+    };
     this.info = {
       runtime: opts.runtime,
       model: opts.model,
+      role: opts.role,
       maxRunningRequests: opts.maxRunningRequests,
+      dpSize: opts.dpSize,
+      tpSize: opts.tpSize,
+      bootstrapPort: undefined,
       created: Math.floor(Date.now() / 1000),
     };
     this.routes = buildRouteTable(opts.runtime, {
       health: this.health,
       healthGenerate: this.health,
       models: (_q, res) => sendJson(res, 200, bodies.modelsBody(this.info)),
-      chat: (req, res, path) => this.inference('chat', req, res, path),
-      completions: (req, res, path) => this.inference('completion', req, res, path),
-      generate: (req, res, path) => this.inference('generate', req, res, path),
-      loads: (_q, res) => sendJson(res, 200, bodies.loadsBody(this.info, this.engine.load())),
+      chat: (req, res, path) => handleInference(this.ctx, 'chat', req, res, path),
+      completions: (req, res, path) => handleInference(this.ctx, 'completion', req, res, path),
+      generate: (req, res, path) => handleInference(this.ctx, 'generate', req, res, path),
+      loads: (_q, res) => sendJson(res, 200, bodies.loadsBody(this.info, model.load(), this.pd())),
       metrics: (_q, res) =>
         sendText(
           res,
           200,
-          bodies.metricsText(this.info, this.engine.load()),
+          bodies.metricsText(this.info, model.load(), this.pd()),
           'text/plain; version=0.0.4',
         ),
-      serverInfo: (_q, res) => sendJson(res, 200, bodies.serverInfoBody(this.info)),
+      serverInfo: (_q, res) => sendJson(res, 200, bodies.serverInfoBody(this.info, model.load())),
       modelInfo: (_q, res) => sendJson(res, 200, bodies.modelInfoBody(this.info)),
       version: (_q, res) => sendJson(res, 200, bodies.versionBody(this.info)),
-      flushCache: (_q, res) => sendText(res, 200, 'Cache flushed.\n'),
-      simStats: (_q, res) => sendJson(res, 200, this.recorder.snapshot()),
-      simFaultsGet: (_q, res) => sendJson(res, 200, this.faults.current()),
+      flushCache: (_q, res) => {
+        model.flushCache();
+        sendText(res, 200, 'Cache flushed.\n');
+      },
+      simStats: (_q, res) => sendJson(res, 200, stats.snapshot()),
+      simFaultsGet: (_q, res) => sendJson(res, 200, this.ctx.faults.current()),
       simFaultsPost: this.postFaults,
+      kvPull: (req, res) => handleNixlPull(this.ctx, req, res),
+      mooncakeQuery: (req, res) => handleMooncakeQuery(this.ctx, req, res),
     });
     server.on('request', this.dispatch);
   }
 
+  /** Starts the bootstrap listener; NIXL decodes are then pointed at it too. */
+  async listenBootstrap(host: string, port: number): Promise<void> {
+    this.bootstrapServer = await startBootstrapServer(this.ctx, host, port);
+    this.bootstrapPort = (this.bootstrapServer.address() as AddressInfo).port;
+    this.info.bootstrapPort = this.bootstrapPort;
+    this.side.port = this.bootstrapPort;
+  }
+
   stats(): SimStats {
-    return this.recorder.snapshot();
+    return this.ctx.stats.snapshot();
   }
 
   setFaults(f: SimFaults): void {
-    this.faults.set(f);
+    this.ctx.faults.set(f);
   }
 
   close(): Promise<void> {
-    this.closing ??= new Promise<void>((resolve) => {
-      this.server.close(() => resolve());
-      // Streaming and hung requests would keep close() waiting forever; destroying their sockets
-      // fires each session's 'close', which cancels its generation and counts it as aborted.
-      this.server.closeAllConnections();
-      this.engine.shutdown();
-    });
+    this.closing ??= (async () => {
+      const servers = [this.server, this.bootstrapServer].filter((s) => s !== undefined);
+      const closed = servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
+      // Streaming, hung and PD-waiting requests would keep close() waiting forever; destroying
+      // their sockets fires each session's 'close', which cancels its generation and its rooms.
+      for (const s of servers) s.closeAllConnections();
+      this.ctx.engine.shutdown();
+      this.ctx.faults.close();
+      this.ctx.pins.close();
+      this.ctx.rooms.clear();
+      this.ctx.kv.close();
+      await Promise.all(closed);
+    })();
     return this.closing;
+  }
+
+  private pd(): bodies.PdQueues {
+    return { bootstrapping: this.ctx.rooms.bootstrapping() };
   }
 
   private readonly dispatch = (req: IncomingMessage, res: ServerResponse): void => {
@@ -112,7 +185,7 @@ class SimHttpWorker implements SimWorker {
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     res.setHeader('x-sim-worker', this.name);
-    if (!path.startsWith('/sim/')) this.recorder.countRequest(path);
+    if (!path.startsWith('/sim/')) this.ctx.stats.countRequest(path);
     const route = this.routes.get(path);
     if (route === undefined) {
       sendJson(res, 404, errorBody(404, `no route for ${path}`, 'not_found'));
@@ -142,7 +215,7 @@ class SimHttpWorker implements SimWorker {
   }
 
   private readonly health = (_req: IncomingMessage, res: ServerResponse): void => {
-    sendEmpty(res, this.faults.healthStatus() ?? 200);
+    sendEmpty(res, this.ctx.faults.healthStatus() ?? 200);
   };
 
   private readonly postFaults = async (
@@ -156,72 +229,59 @@ class SimHttpWorker implements SimWorker {
       sendJson(res, 400, errorBody(400, parsed.message, 'invalid_faults'));
       return;
     }
-    this.faults.set(parsed.faults);
-    sendJson(res, 200, this.faults.current());
+    this.ctx.faults.set(parsed.faults);
+    sendJson(res, 200, this.ctx.faults.current());
   };
-
-  private async inference(
-    kind: InferenceKind,
-    req: IncomingMessage,
-    res: ServerResponse,
-    path: string,
-  ): Promise<void> {
-    const read = await readJsonBody(req, res);
-    if (!read.ok) return;
-    this.recorder.recordPost(path, req.headers, read.body);
-    const parsed = parseInference(kind, read.body, this.opts);
-    if (!parsed.ok) {
-      sendJson(res, 400, errorBody(400, parsed.message, 'invalid_request_error'));
-      return;
-    }
-    if (res.destroyed) {
-      // The client left between sending its body and now; 'close' has already fired.
-      this.recorder.aborted++;
-      return;
-    }
-    const decision = this.faults.decide();
-    if (decision === 'error') {
-      this.recorder.faultsFired++;
-      const status = this.faults.errorStatus();
-      sendJson(res, status, errorBody(status, 'sim: injected error', 'sim_fault'));
-      return;
-    }
-    const plan = parsed.plan;
-    const ctx: SessionContext = {
-      res,
-      engine: this.engine,
-      stats: this.recorder,
-      seed: this.opts.seed,
-      meta: {
-        id: `${ID_PREFIX[kind]}-${this.name}-${++this.nextId}`,
-        created: Math.floor(Date.now() / 1000),
-        model: plan.model,
-      },
-      dropAfterChunks: decision === 'none' ? this.faults.dropAfterChunks() : undefined,
-    };
-    const session =
-      kind === 'generate' ? new GenerateSession(ctx, plan) : new OpenAiSession(ctx, plan);
-    if (decision === 'hang') {
-      this.recorder.faultsFired++;
-      session.hold();
-    } else {
-      session.run();
-    }
-  }
 }
 
-/** Starts one simulated worker; resolves once it listens. */
-export async function startSimWorker(opts?: SimWorkerOptions): Promise<SimWorker> {
-  const resolved = resolveSimOptions(opts);
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
+function createEngine(opts: ResolvedSimOptions, clock: ScaledClock): SimEngine {
+  if (opts.engine === 'canned') {
+    return new FixedLatencyEngine(
+      { ttftMs: opts.ttftMs, itlMs: opts.itlMs, maxTotalTokens: opts.kvTokens },
+      clock,
+    );
+  }
+  return new BatchEngine(
+    {
+      maxRunning: opts.maxRunningRequests,
+      kvTokens: opts.kvTokens,
+      blockSize: opts.blockSize,
+      prefixCache: opts.prefixCache,
+      prefillTps: opts.prefillTps,
+      prefillChunk: opts.prefillChunk,
+      decodeBaseMs: opts.decodeBaseMs,
+      decodePerReqMs: opts.decodePerReqMs,
+      // About 4 ms of wall time: absorbs timer lateness without bursting tokens after a stall.
+      maxLagMs: 4 / opts.timeScale,
+    },
+    clock,
+  );
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(resolved.port, resolved.host, () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  // The timing model is the seam a continuous-batching engine will plug into.
-  const engine = new FixedLatencyEngine({ ttftMs: resolved.ttftMs, itlMs: resolved.itlMs });
-  return new SimHttpWorker(server, resolved, engine);
+}
+
+/** Starts one simulated worker (and its bootstrap server on a prefill); resolves once listening. */
+export async function startSimWorker(opts?: SimWorkerOptions): Promise<SimWorker> {
+  const resolved = resolveSimOptions(opts);
+  const server = createServer();
+  await listen(server, resolved.port, resolved.host);
+  const clock = new ScaledClock(resolved.timeScale);
+  const worker = new SimHttpWorker(server, resolved, createEngine(resolved, clock), clock);
+  if (resolved.bootstrapPort !== undefined) {
+    try {
+      await worker.listenBootstrap(resolved.host, resolved.bootstrapPort);
+    } catch (err) {
+      await worker.close();
+      throw err;
+    }
+  }
+  return worker;
 }

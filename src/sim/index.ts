@@ -1,8 +1,39 @@
 // Public API of the engine simulator (`switchyard sim`, `switchyard demo` and the gateway's tests).
-export type { SimFaults, SimRuntime, SimStats, SimWorker, SimWorkerOptions } from './options.js';
+// The simulator imports no gateway code and runs standalone.
+//
+// Starting workers:
+//   startSimWorker(opts)            one worker (SimWorkerOptions; engine 'canned' by default)
+//   startSimFleet(count, opts)      `count` identical workers on consecutive or ephemeral ports
+//   startSimFleetFromSpec(spec)     a mixed fleet (roles, runtimes, windows); returns a SimFleet
+//   simDemoFleetSpec(shape)         the demo's PD-shaped spec: 2 regular + 1 prefill + 1 decode
+//                                   SGLang workers on the realistic engine, e.g.
+//                                     const fleet = await startSimFleetFromSpec(simDemoFleetSpec());
+//                                     const [p] = fleet.byRole('prefill'); // p.url, p.bootstrapPort
+//   loadSimFleetFile(path)          reads a JSON or YAML fleet file into a spec
+//   runSimCommand(argv, io)         the `switchyard sim` command
+// Tests: waitForStats, parseSseData, simPost; every worker serves GET /sim/stats and
+// POST /sim/faults. See docs/simulator.md.
+export type {
+  SimEngineKind,
+  SimFaults,
+  SimKvConnector,
+  SimRole,
+  SimRuntime,
+  SimStats,
+  SimWorker,
+  SimWorkerOptions,
+} from './options.js';
 export type { SimFleetOptions } from './fleet.js';
+export type { SimDemoShape, SimFleet, SimFleetGroup, SimFleetSpec } from './fleet-spec.js';
 export type { SimCommandIo } from './cli.js';
+export type { SimPostResult } from './testing.js';
 export { startSimWorker } from './http-server.js';
 export { startSimFleet } from './fleet.js';
+export {
+  loadSimFleetFile,
+  parseFleetSpec,
+  simDemoFleetSpec,
+  startSimFleetFromSpec,
+} from './fleet-spec.js';
 export { runSimCommand } from './cli.js';
-export { parseSseData, waitForStats } from './testing.js';
+export { parseSseData, simPost, waitForStats } from './testing.js';

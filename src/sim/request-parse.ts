@@ -1,6 +1,7 @@
 // Turns an inference request body into a `GenerationPlan`: what the engine schedules and what the
 // response writer needs. Validation is deliberately shallow (types and ranges of the fields the
 // simulator uses); unknown fields are ignored, as the real engines mostly do.
+import { blockKeys } from './prefix-cache.js';
 import { hashInts, hashString } from './prng.js';
 import { countTokens, tokenIds } from './text.js';
 
@@ -14,6 +15,14 @@ export interface PromptItem {
   tokens: number;
   /** Prompt token ids, computed only when prompt logprobs are requested. */
   ids: number[] | undefined;
+  /** Prefix-cache block keys, computed only for the realistic engine. */
+  keys: number[] | undefined;
+}
+
+/** SGLang PD fields, identical on both legs (pd-protocols §1.1); rooms are read from raw text. */
+export interface BootstrapFields {
+  host: unknown;
+  port: unknown;
 }
 
 export interface GenerationPlan {
@@ -30,6 +39,13 @@ export interface GenerationPlan {
   /** 'length' when the request capped the output, 'stop' when the default length applied. */
   finishReason: FinishReason;
   returnLogprob: boolean;
+  /** OpenAI logprobs: undefined = not requested, else the number of top_logprobs per token. */
+  topLogprobs: number | undefined;
+  /** ignore_eos: run to the cap even past the natural EOS. */
+  ignoreEos: boolean;
+  /** vLLM PD handoff parameters, verbatim. */
+  kvTransferParams: Record<string, unknown> | undefined;
+  bootstrap: BootstrapFields | undefined;
   model: string;
   rid: string | undefined;
   promptTokens: number;
@@ -41,6 +57,10 @@ export type ParseResult = { ok: true; plan: GenerationPlan } | { ok: false; mess
 export interface PlanDefaults {
   model: string;
   outputTokens: number;
+  /** Natural EOS position; undefined = a capped request runs to its cap. */
+  eosLength?: number | undefined;
+  /** When set, items carry prefix-cache block keys of this block size. */
+  blockSize?: number | undefined;
 }
 
 type Body = Record<string, unknown>;
@@ -62,22 +82,23 @@ export function parseInference(kind: InferenceKind, body: unknown, d: PlanDefaul
 function buildPlan(kind: InferenceKind, body: Body, d: PlanDefaults): GenerationPlan {
   const params = kind === 'generate' ? objectField(body, 'sampling_params') : body;
   const returnLogprob = kind === 'generate' && boolField(body, 'return_logprob');
+  const want: ItemWants = { ids: returnLogprob, blockSize: d.blockSize };
   let items: PromptItem[];
   let batch = false;
   if (kind === 'chat') {
-    items = [textItem(renderChat(body['messages']), false)];
+    items = [textItem(renderChat(body['messages']), want)];
   } else if (kind === 'completion') {
     const prompt = body['prompt'];
     batch = Array.isArray(prompt) && prompt.length > 0 && typeof prompt[0] !== 'number';
     items = batch
-      ? (prompt as unknown[]).map((p) => promptItem(p, false))
-      : [promptItem(prompt, false)];
+      ? (prompt as unknown[]).map((p) => promptItem(p, want))
+      : [promptItem(prompt, want)];
   } else {
     const input = body['input_ids'] ?? body['text'];
     batch = Array.isArray(input) && input.some((p) => typeof p !== 'number');
     items = batch
-      ? (input as unknown[]).map((p) => promptItem(p, returnLogprob))
-      : [promptItem(input, returnLogprob)];
+      ? (input as unknown[]).map((p) => promptItem(p, want))
+      : [promptItem(input, want)];
   }
   if (items.length === 0) throw new BadRequest('prompt batch must not be empty');
 
@@ -90,6 +111,9 @@ function buildPlan(kind: InferenceKind, body: Body, d: PlanDefaults): Generation
   const streamOptions = kind === 'generate' ? {} : objectField(body, 'stream_options');
   const rid = body['rid'];
   const model = body['model'];
+  const ignoreEos = boolField(params, 'ignore_eos');
+  const { maxTokens, finishReason } = outputLength(cap, ignoreEos, d);
+  const kvParams = body['kv_transfer_params'];
   return {
     kind,
     stream: boolField(body, 'stream'),
@@ -97,13 +121,49 @@ function buildPlan(kind: InferenceKind, body: Body, d: PlanDefaults): Generation
     items,
     n,
     batch: batch || (kind === 'generate' && n > 1),
-    maxTokens: cap ?? d.outputTokens,
-    finishReason: cap === undefined ? 'stop' : 'length',
+    maxTokens,
+    finishReason,
     returnLogprob,
+    topLogprobs: openAiLogprobs(kind, body),
+    ignoreEos,
+    kvTransferParams:
+      typeof kvParams === 'object' && kvParams !== null && !Array.isArray(kvParams)
+        ? (kvParams as Record<string, unknown>)
+        : undefined,
+    bootstrap:
+      body['bootstrap_host'] === undefined && body['bootstrap_room'] === undefined
+        ? undefined
+        : { host: body['bootstrap_host'], port: body['bootstrap_port'] },
     model: typeof model === 'string' && model !== '' ? model : d.model,
     rid: typeof rid === 'string' ? rid : undefined,
     promptTokens: items.reduce((sum, it) => sum + it.tokens, 0),
   };
+}
+
+/**
+ * Output length. A stream's natural EOS comes after `eosLength` tokens (or after `outputTokens`
+ * when the request sets no cap); the request's cap cuts it short with 'length', and ignore_eos
+ * runs to the cap (or `outputTokens`) with 'length', as engines report it.
+ */
+function outputLength(
+  cap: number | undefined,
+  ignoreEos: boolean,
+  d: PlanDefaults,
+): { maxTokens: number; finishReason: FinishReason } {
+  if (ignoreEos) return { maxTokens: cap ?? d.outputTokens, finishReason: 'length' };
+  const natural = d.eosLength ?? (cap === undefined ? d.outputTokens : Number.POSITIVE_INFINITY);
+  if (cap === undefined || natural <= cap) return { maxTokens: natural, finishReason: 'stop' };
+  return { maxTokens: cap, finishReason: 'length' };
+}
+
+/** Chat: `logprobs: true` (+ `top_logprobs`); completions: `logprobs: <top count>`. */
+function openAiLogprobs(kind: InferenceKind, body: Body): number | undefined {
+  if (kind === 'chat') {
+    if (!boolField(body, 'logprobs')) return undefined;
+    return intField(body, 'top_logprobs', 0, 20) ?? 0;
+  }
+  if (kind === 'completion') return intField(body, 'logprobs', 0, 20);
+  return undefined;
 }
 
 /**
@@ -137,22 +197,38 @@ function contentText(content: unknown): string {
   return text;
 }
 
-function promptItem(prompt: unknown, wantIds: boolean): PromptItem {
-  if (typeof prompt === 'string') return textItem(prompt, wantIds);
+interface ItemWants {
+  ids: boolean;
+  blockSize: number | undefined;
+}
+
+function promptItem(prompt: unknown, want: ItemWants): PromptItem {
+  if (typeof prompt === 'string') return textItem(prompt, want);
   if (Array.isArray(prompt) && prompt.length === 0)
     throw new BadRequest('prompt must not be empty');
   if (Array.isArray(prompt) && prompt.every((t) => Number.isInteger(t))) {
     const ids = prompt as number[];
-    return { key: hashInts(ids), tokens: ids.length, ids: wantIds ? ids : undefined };
+    return {
+      key: hashInts(ids),
+      tokens: ids.length,
+      ids: want.ids ? ids : undefined,
+      keys: want.blockSize === undefined ? undefined : blockKeys(ids, want.blockSize),
+    };
   }
   throw new BadRequest('prompt must be a string, an array of token ids, or a batch of those');
 }
 
-function textItem(text: string, wantIds: boolean): PromptItem {
+function textItem(text: string, want: ItemWants): PromptItem {
+  const needIds = want.ids || want.blockSize !== undefined;
+  const ids = needIds ? tokenIds(text) : undefined;
   return {
     key: hashString(text),
-    tokens: countTokens(text),
-    ids: wantIds ? tokenIds(text) : undefined,
+    tokens: ids?.length ?? countTokens(text),
+    ids: want.ids ? ids : undefined,
+    keys:
+      ids === undefined || want.blockSize === undefined
+        ? undefined
+        : blockKeys(ids, want.blockSize),
   };
 }
 

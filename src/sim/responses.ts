@@ -14,6 +14,8 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Present on the realistic engine, which has a prefix cache. */
+  prompt_tokens_details?: { cached_tokens: number };
 }
 
 export type OpenAiKind = Exclude<InferenceKind, 'generate'>;
@@ -24,17 +26,25 @@ export function sseEvent(json: string): string {
   return `data: ${json}\n\n`;
 }
 
-export function usage(prompt: number, completion: number): Usage {
-  return {
+/** `cached` undefined leaves out prompt_tokens_details (canned engine: no prefix cache). */
+export function usage(prompt: number, completion: number, cached?: number): Usage {
+  const u: Usage = {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: prompt + completion,
   };
+  if (cached !== undefined) u.prompt_tokens_details = { cached_tokens: cached };
+  return u;
 }
 
 /** OpenAI-style error body; the engines' OpenAI servers answer errors in this shape. */
 export function errorBody(status: number, message: string, type: string): unknown {
   return { error: { message, type, code: status } };
+}
+
+/** A mid-stream failure: SGLang and vLLM emit one error event, then `[DONE]`. */
+export function sseError(status: number, message: string, type: string): string {
+  return sseEvent(JSON.stringify(errorBody(status, message, type))) + SSE_DONE;
 }
 
 function objectName(kind: OpenAiKind, stream: boolean): string {
@@ -58,11 +68,18 @@ export function chatRoleChunk(prefix: string, index: number): string {
   return `${prefix}${index},"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`;
 }
 
-export function tokenChunk(kind: OpenAiKind, prefix: string, index: number, text: string): string {
+/** `logprobs` is the chunk's logprobs JSON ('null' when not requested). */
+export function tokenChunk(
+  kind: OpenAiKind,
+  prefix: string,
+  index: number,
+  text: string,
+  logprobs = 'null',
+): string {
   const t = JSON.stringify(text);
   return kind === 'chat'
-    ? `${prefix}${index},"delta":{"content":${t}},"logprobs":null,"finish_reason":null}]}`
-    : `${prefix}${index},"text":${t},"logprobs":null,"finish_reason":null}]}`;
+    ? `${prefix}${index},"delta":{"content":${t}},"logprobs":${logprobs},"finish_reason":null}]}`
+    : `${prefix}${index},"text":${t},"logprobs":${logprobs},"finish_reason":null}]}`;
 }
 
 export function finishChunk(
@@ -88,23 +105,28 @@ export function usageChunk(kind: OpenAiKind, meta: ResponseMeta, u: Usage): stri
   });
 }
 
-/** Non-streaming chat.completion or text_completion body. */
+/**
+ * Non-streaming chat.completion or text_completion body. `logprobs[i]` is choice i's logprobs
+ * object; `extra` adds top-level fields (vLLM's kv_transfer_params).
+ */
 export function openAiBody(
   kind: OpenAiKind,
   meta: ResponseMeta,
   texts: readonly string[],
   finish: FinishReason,
   u: Usage,
+  logprobs?: readonly unknown[],
+  extra?: Record<string, unknown>,
 ): unknown {
   const choices = texts.map((text, index) =>
     kind === 'chat'
       ? {
           index,
           message: { role: 'assistant', content: text },
-          logprobs: null,
+          logprobs: logprobs?.[index] ?? null,
           finish_reason: finish,
         }
-      : { index, text, logprobs: null, finish_reason: finish },
+      : { index, text, logprobs: logprobs?.[index] ?? null, finish_reason: finish },
   );
   return {
     id: meta.id,
@@ -113,6 +135,7 @@ export function openAiBody(
     model: meta.model,
     choices,
     usage: u,
+    ...extra,
   };
 }
 
@@ -129,6 +152,7 @@ export interface GenerateState {
   text: string;
   outputIds: number[];
   promptTokens: number;
+  cachedTokens: number;
   finish: GenerateFinish | null;
   e2eLatency: number;
   inputLogprobs: LogprobEntry[] | undefined;
@@ -144,7 +168,7 @@ export function generateResult(s: GenerateState): unknown {
     id: s.rid,
     prompt_tokens: s.promptTokens,
     completion_tokens: s.outputIds.length,
-    cached_tokens: 0,
+    cached_tokens: s.cachedTokens,
     finish_reason: s.finish,
     e2e_latency: s.e2eLatency,
   };

@@ -31,6 +31,8 @@ export interface WorkerEndpoints {
   simStats: Handler;
   simFaultsGet: Handler;
   simFaultsPost: Handler;
+  kvPull: Handler;
+  mooncakeQuery: Handler;
 }
 
 export function buildRouteTable(runtime: SimRuntime, e: WorkerEndpoints): RouteTable {
@@ -43,10 +45,13 @@ export function buildRouteTable(runtime: SimRuntime, e: WorkerEndpoints): RouteT
     ['/metrics', { GET: e.metrics }],
     ['/sim/stats', { GET: e.simStats }],
     ['/sim/faults', { GET: e.simFaultsGet, POST: e.simFaultsPost }],
+    // KV reads also work on the main port, for gateways that know no separate bootstrap port.
+    ['/sim/kv/pull', { POST: e.kvPull }],
   ]);
   switch (runtime) {
     case 'vllm':
       table.set('/version', { GET: e.version });
+      table.set('/query', { POST: e.mooncakeQuery });
       break;
     case 'sglang':
     case 'tokenspeed':

@@ -1,13 +1,15 @@
 // One inference request in flight: bridges engine steps to the HTTP response and owns the request's
-// outcome (completed, aborted by the client, or dropped by a fault), so every stats counter moves
-// exactly once. Subclasses only decide what a step and the end look like on the wire.
+// outcome (completed, failed, aborted by the client, or dropped by a fault), so every stats counter
+// moves exactly once. Subclasses only decide what a step and the end look like on the wire; a PD
+// leg (pd-leg.ts) may wrap the engine run with a handshake.
 import type { ServerResponse } from 'node:http';
-import type { GenerationHandle, SimEngine, TokenSink } from './engine.js';
+import type { GenerationHandle, PromptShape, SimEngine, TokenSink } from './engine.js';
+import type { PdHost, PdLeg } from './pd-leg.js';
 import type { GenerationPlan } from './request-parse.js';
 import type { ResponseMeta } from './responses.js';
 import type { StatsRecorder } from './stats.js';
+import { errorBody, SSE_DONE, sseError, sseEvent } from './responses.js';
 import { OutputStream } from './text.js';
-import { SSE_DONE, sseEvent } from './responses.js';
 
 export interface SessionContext {
   res: ServerResponse;
@@ -17,13 +19,17 @@ export interface SessionContext {
   meta: ResponseMeta;
   /** Fault: drop the connection after this many SSE events (streaming) or before the body. */
   dropAfterChunks: number | undefined;
+  /** Realistic engine: OpenAI usage reports prompt_tokens_details.cached_tokens. */
+  reportCached: boolean;
+  /** The PD leg this request plays, if any. */
+  pd: PdLeg | undefined;
 }
 
-type Outcome = 'completed' | 'aborted' | 'dropped';
+type Outcome = 'completed' | 'failed' | 'aborted' | 'dropped';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
 
-export abstract class InferenceSession implements TokenSink {
+export abstract class InferenceSession implements TokenSink, PdHost {
   /** One stream per output: items × n, item-major, matching OpenAI's choice index order. */
   protected readonly outputs: OutputStream[] = [];
   protected readonly startedAt = performance.now();
@@ -56,19 +62,47 @@ export abstract class InferenceSession implements TokenSink {
         return;
       }
     }
+    const pd = this.ctx.pd;
+    if (pd?.prepare !== undefined) pd.prepare(this);
+    else this.proceed();
+  }
+
+  proceed(): void {
+    if (this.settled || this.handle !== undefined) return;
+    const prompts: PromptShape[] = [];
+    for (const item of this.plan.items) {
+      if (item.keys !== undefined) prompts.push({ tokens: item.tokens, keys: item.keys });
+    }
     this.handle = this.ctx.engine.submit(
       {
         promptTokens: this.plan.promptTokens,
         choices: this.outputs.length,
         maxTokens: this.plan.maxTokens,
+        prompts: prompts.length === this.plan.items.length ? prompts : undefined,
+        remoteKv: this.ctx.pd?.remoteKv === true,
       },
       this,
     );
   }
 
+  onAdmitted(): void {
+    if (!this.settled) this.ctx.pd?.onAdmitted?.(this);
+  }
+
+  kvReady(): void {
+    this.handle?.kvReady();
+  }
+
+  recompute(): void {
+    this.handle?.recompute();
+  }
+
   abstract onStep(index: number): void;
 
   onFinish(): void {
+    if (this.settled) return;
+    this.ctx.stats.cachedTokens += this.cachedTokens();
+    const extra = this.ctx.pd?.onFinished?.();
     if (this.settled) return;
     if (this.plan.stream) {
       this.finishStream();
@@ -81,7 +115,7 @@ export abstract class InferenceSession implements TokenSink {
       this.drop();
       return;
     }
-    const json = JSON.stringify(this.body());
+    const json = JSON.stringify(this.body(extra));
     this.settle('completed');
     this.ctx.res.writeHead(200, {
       'content-type': 'application/json',
@@ -90,11 +124,32 @@ export abstract class InferenceSession implements TokenSink {
     this.ctx.res.end(json);
   }
 
+  fail(status: number, message: string, type: string): void {
+    if (this.settled) return;
+    this.settle('failed');
+    const res = this.ctx.res;
+    if (res.headersSent) {
+      res.end(sseError(status, message, type));
+      return;
+    }
+    const json = JSON.stringify(errorBody(status, message, type));
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(json),
+    });
+    res.end(json);
+  }
+
   /** Streaming: the events written after the last step (finish chunks, usage). */
   protected abstract finishStream(): void;
 
-  /** Non-streaming: the whole response body. */
-  protected abstract body(): unknown;
+  /** Non-streaming: the whole response body, with a PD leg's extra top-level fields. */
+  protected abstract body(extra: Record<string, unknown> | undefined): unknown;
+
+  /** Prompt tokens the engine served from its prefix cache. */
+  protected cachedTokens(): number {
+    return this.handle?.cachedTokens() ?? 0;
+  }
 
   /** Writes one SSE data event; applies the drop fault once its count is reached. */
   protected writeEvent(json: string): void {
@@ -133,7 +188,10 @@ export abstract class InferenceSession implements TokenSink {
     const stats = this.ctx.stats;
     stats.running--;
     if (outcome === 'completed') stats.completed++;
+    else if (outcome === 'failed') stats.failed++;
     else if (outcome === 'aborted') stats.aborted++;
     else stats.faultsFired++;
+    // Rooms and pins are released on every exit path but success, where the leg already did.
+    if (outcome !== 'completed') this.ctx.pd?.onEnd?.();
   }
 }

@@ -40,3 +40,32 @@ export function parseSseData(body: string): string[] {
     return event.slice(6);
   });
 }
+
+/** Status, headers and text of one POST; what the simulator's PD tests need from a response. */
+export interface SimPostResult {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** Wall-clock ms from send to the end of the body. */
+  elapsedMs: number;
+}
+
+/**
+ * POSTs `body` (an object is JSON-encoded; a string is sent verbatim, so a test can put a
+ * 64-bit bootstrap_room in it as bare digits) and reads the whole response.
+ */
+export async function simPost(
+  url: string,
+  body: unknown,
+  signal?: AbortSignal,
+): Promise<SimPostResult> {
+  const start = performance.now();
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    ...(signal === undefined ? {} : { signal }),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, elapsedMs: performance.now() - start };
+}

@@ -83,6 +83,21 @@ const WORDS: readonly string[] = [
   'there',
 ];
 
+/**
+ * The `rank`-th most likely token at a step whose sampled token is `id` (rank 0 = `id` itself):
+ * the words that follow it in the vocabulary, each 0.75 less likely. Used for top_logprobs.
+ */
+export function rankedToken(
+  id: number,
+  logprob: number,
+  rank: number,
+  leadingSpace: boolean,
+): { text: string; logprob: number } {
+  const w = (id - OUTPUT_ID_BASE + rank) % WORDS.length;
+  const word = WORDS[w] ?? 'the';
+  return { text: leadingSpace ? ' ' + word : word, logprob: logprob - 0.75 * rank };
+}
+
 /** Counts prompt tokens with the rule above. */
 export function countTokens(text: string): number {
   let n = 0;

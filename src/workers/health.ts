@@ -89,6 +89,8 @@ export class HealthChecker {
 
   /** Runs one probe and applies its result. Exposed for tests that drive probes directly. */
   async probeOnce(worker: Worker): Promise<void> {
+    // A draining worker is leaving: its health no longer matters to anyone.
+    if (worker.status === 'draining') return;
     const s = this.#settings(worker);
     const ok = await probeHealth(worker.url + s.endpoint, { timeoutMs: s.timeoutSecs * 1000, apiKey: worker.apiKey });
     const tracked = this.#tracked.get(worker);

@@ -79,9 +79,9 @@ export class WorkerRegistry extends EventEmitter<RegistryEvents> {
   add(worker: Worker): void {
     const previous = this.#byId.get(worker.id);
     this.#byId.set(worker.id, worker);
-    this.#idByUrl.set(worker.url, worker.id);
+    this.#idByUrl.set(worker.key, worker.id);
     this.#watchLoad(worker);
-    this.metrics.workerHealth.set({ worker: worker.url }, worker.isHealthy ? 1 : 0);
+    this.metrics.workerHealth.set({ worker: worker.key }, worker.isHealthy ? 1 : 0);
     this.#refreshPoolSize();
     if (previous) {
       previous.onLoadChange(undefined);
@@ -95,11 +95,15 @@ export class WorkerRegistry extends EventEmitter<RegistryEvents> {
     const worker = this.#byId.get(id);
     if (!worker) return undefined;
     this.#byId.delete(id);
-    this.#idByUrl.delete(worker.url);
+    // The URL keeps its reserved id, so a worker re-added later is the same resource.
     // Requests still in flight keep their lease; they release into the detached worker object.
     worker.onLoadChange(undefined);
-    this.metrics.workerRequestsActive.remove({ worker: worker.url });
-    this.metrics.workerHealth.remove({ worker: worker.url });
+    for (const gauge of [this.metrics.workerRequestsActive, this.metrics.workerHealth, this.metrics.cbState,
+      this.metrics.cbConsecutiveFailures, this.metrics.cbConsecutiveSuccesses, this.metrics.routingKeysActive,
+      this.metrics.engineRunning, this.metrics.engineWaiting, this.metrics.engineTokenUsage,
+      this.metrics.engineGenThroughput, this.metrics.engineCacheHitRate]) {
+      gauge.remove({ worker: worker.key });
+    }
     this.#refreshPoolSize();
     this.emit('removed', worker);
     return worker;
@@ -110,13 +114,13 @@ export class WorkerRegistry extends EventEmitter<RegistryEvents> {
     if (previous === status) return;
     worker.status = status;
     if (this.#byId.get(worker.id) !== worker) return;
-    this.metrics.workerHealth.set({ worker: worker.url }, worker.isHealthy ? 1 : 0);
+    this.metrics.workerHealth.set({ worker: worker.key }, worker.isHealthy ? 1 : 0);
     this.emit('health', worker, previous);
   }
 
   #watchLoad(worker: Worker): void {
     // The label child is created once per worker: load changes twice per request.
-    const child = this.metrics.workerRequestsActive.labels({ worker: worker.url });
+    const child = this.metrics.workerRequestsActive.labels({ worker: worker.key });
     child.set(worker.load);
     worker.onLoadChange((w) => child.set(w.load));
   }

@@ -10,6 +10,7 @@ import { discoverMetadata, probeHealth } from './discovery/metadata.js';
 import type { WorkerRegistry } from './registry.js';
 import type { WorkerPatch, WorkerSpec } from './spec.js';
 import { Worker } from './worker.js';
+import type { CircuitFactory } from './circuit-factory.js';
 
 export type JobType = 'AddWorker' | 'UpdateWorker' | 'RemoveWorker';
 export interface JobStatus {
@@ -30,6 +31,8 @@ export interface RegistrationConfig {
   drainSettleSecs: number;
   /** Gateway `--api-key`, sent to workers that have no key of their own (SMG behaviour). */
   defaultApiKey?: string | undefined;
+  /** `--dp-aware`: expand each worker into one logical worker per data-parallel rank. */
+  dpAware: boolean;
 }
 
 const DISCOVERY_TIMEOUT_MS = 10_000;
@@ -45,10 +48,16 @@ export class WorkerService {
     private readonly pools: UpstreamPools,
     private readonly config: RegistrationConfig,
     private readonly logger: Logger,
+    private readonly makeCircuit: CircuitFactory,
   ) {}
 
   job(id: string): JobStatus | undefined {
     return this.#jobs.get(id);
+  }
+
+  /** Drops the record of a failed registration. */
+  forget(id: string): void {
+    this.#jobs.delete(id);
   }
 
   pendingSpec(id: string): WorkerSpec | undefined {
@@ -76,10 +85,18 @@ export class WorkerService {
     if (patch.cost !== undefined) worker.cost = patch.cost;
     if (patch.labels !== undefined) worker.labels = { ...worker.labels, ...patch.labels };
     if (patch.api_key !== undefined) worker.apiKey = patch.api_key;
+    if (patch.health !== undefined) {
+      // The health checker reads the overrides from the spec at every probe.
+      const current = (worker.spec.health ?? {}) as Record<string, unknown>;
+      worker.spec = { ...worker.spec, health: { ...current, ...patch.health } };
+    }
     this.#setJob(worker.id, 'UpdateWorker', worker.url, 'completed', 'Worker updated');
   }
 
-  /** Starts removal: draining at once, gone from the registry after the settle period. */
+  /**
+   * Starts removal: draining at once, gone from the registry after the settle period. The DP
+   * ranks of one engine share its URL and leave together.
+   */
   remove(workerId: string, url: string): void {
     this.#cancel.get(workerId)?.abort();
     const worker = this.registry.get(workerId);
@@ -88,13 +105,16 @@ export class WorkerService {
       this.#setJob(workerId, 'RemoveWorker', url, 'completed', 'Pending registration cancelled');
       return;
     }
-    this.registry.setStatus(worker, 'draining');
+    const group = worker.dpRank === undefined ? [worker] : this.registry.all().filter((w) => w.url === worker.url);
+    for (const w of group) this.registry.setStatus(w, 'draining');
     const settle = (worker.spec.health as { drain_settle_secs?: number } | undefined)?.drain_settle_secs ?? this.config.drainSettleSecs;
     this.#setJob(workerId, 'RemoveWorker', url, 'processing', 'Worker draining');
     const finish = (): void => {
-      if (this.registry.get(workerId) !== worker) return;
-      this.registry.remove(workerId);
-      this.pools.release(worker.origin);
+      for (const w of group) {
+        if (this.registry.get(w.id) !== w) continue;
+        this.registry.remove(w.id);
+        this.pools.release(w.origin);
+      }
       this.#setJob(workerId, 'RemoveWorker', url, 'completed', 'Worker removed');
     };
     if (settle === 0) finish();
@@ -120,8 +140,10 @@ export class WorkerService {
     this.#register(workerId, spec, type, signal)
       .then(() => this.#setJob(workerId, type, spec.url, 'completed', 'Worker registered'))
       .catch((err: unknown) => {
-        const message = signal.aborted ? 'Registration cancelled' : String((err as Error).message ?? err);
-        if (!signal.aborted) this.logger.warn({ worker: spec.url, err: message }, 'worker registration failed');
+        // A cancelled job (DELETE or shutdown) already has its final record.
+        if (signal.aborted) return;
+        const message = String((err as Error).message ?? err);
+        this.logger.warn({ worker: spec.url, err: message }, 'worker registration failed');
         this.#setJob(workerId, type, spec.url, 'failed', message);
       })
       .finally(() => {
@@ -151,29 +173,46 @@ export class WorkerService {
     const given = spec.runtime ?? spec.runtime_type;
     const meta = await discoverMetadata(spec.url, given, { timeoutMs: DISCOVERY_TIMEOUT_MS, apiKey });
     signal.throwIfAborted();
-    const worker = new Worker({
-      id: workerId,
-      url: spec.url,
-      type: spec.worker_type,
-      runtime: meta.runtime,
-      models: spec.models.length > 0 ? spec.models.map((m) => m.id) : meta.models,
-      labels: { ...meta.labels, ...spec.labels },
-      priority: spec.priority,
-      cost: spec.cost,
-      apiKey,
-      bootstrapPort: spec.bootstrap_port,
-      kvConnector: spec.kv_connector,
-      kvRole: spec.kv_role,
-      kvEngineId: spec.kv_engine_id,
-      spec,
-    });
-    const previous = this.registry.get(workerId);
-    this.pools.acquire(worker.origin);
-    this.registry.add(worker);
-    if (previous) this.pools.release(previous.origin);
-    // Registration already proved the worker answers: activate it (SMG's final workflow step).
-    this.registry.setStatus(worker, 'ready');
-    this.logger.info({ worker: worker.url, runtime: worker.runtime, models: worker.models }, 'worker registered');
+    const labels = { ...meta.labels, ...spec.labels };
+    const dpSize = this.config.dpAware ? dpSizeOf(spec.dp_size, labels.dp_size) : undefined;
+    const ranks: (number | undefined)[] = dpSize === undefined ? [undefined] : Array.from({ length: dpSize }, (_, r) => r);
+    for (const rank of ranks) {
+      // Rank 0 keeps the registration's id; other ranks get ids reserved for `url@rank`.
+      const id = rank === undefined || rank === 0 ? workerId : this.registry.reserveId(`${spec.url}@${rank}`);
+      const key = rank === undefined ? spec.url : `${spec.url}@${rank}`;
+      const worker = new Worker({
+        id,
+        url: spec.url,
+        type: spec.worker_type,
+        runtime: meta.runtime,
+        models: spec.models.length > 0 ? spec.models.map((m) => m.id) : meta.models,
+        labels,
+        priority: spec.priority,
+        cost: spec.cost,
+        apiKey,
+        bootstrapPort: spec.bootstrap_port,
+        kvConnector: spec.kv_connector,
+        kvRole: spec.kv_role,
+        kvEngineId: spec.kv_engine_id,
+        spec,
+        circuit: this.makeCircuit(key),
+        dpRank: rank,
+        dpSize,
+      });
+      const previous = this.registry.get(id);
+      this.pools.acquire(worker.origin);
+      this.registry.add(worker);
+      if (previous) this.pools.release(previous.origin);
+      // Registration already proved the worker answers: activate it (SMG's final workflow step).
+      this.registry.setStatus(worker, 'ready');
+    }
+    this.logger.info({ worker: spec.url, runtime: meta.runtime, models: meta.models, dpSize }, 'worker registered');
   }
 }
 
+
+/** DP size from the spec, else the discovered `dp_size` label; 1 when neither says more. */
+function dpSizeOf(given: number | undefined, label: string | undefined): number {
+  const n = given ?? Number(label ?? '1');
+  return Number.isInteger(n) && n >= 1 ? n : 1;
+}

@@ -3,6 +3,9 @@
  * is only ever changed through a Lease, so it returns to zero on every exit path.
  */
 import { lease, type Lease } from '../admission/lease.js';
+import { systemClock } from '../util/clock.js';
+import { CircuitBreaker } from './circuit-breaker.js';
+import type { WorkerLoadSnapshot } from './load-snapshot.js';
 
 export const WORKER_TYPES = ['regular', 'prefill', 'decode'] as const;
 export type WorkerType = (typeof WORKER_TYPES)[number];
@@ -32,6 +35,11 @@ export interface WorkerInit {
   kvEngineId?: string | undefined;
   /** The WorkerSpec as submitted, echoed back by the worker API (minus api_key). */
   spec: Readonly<Record<string, unknown>>;
+  /** This worker's breaker; defaults to one that never opens. */
+  circuit?: CircuitBreaker | undefined;
+  /** DP-aware logical worker: requests go to `url` (the base) with this rank injected. */
+  dpRank?: number | undefined;
+  dpSize?: number | undefined;
 }
 
 export type LoadListener = (worker: Worker) => void;
@@ -52,9 +60,20 @@ export class Worker {
   readonly kvConnector: string | undefined;
   readonly kvRole: string | undefined;
   readonly kvEngineId: string | undefined;
-  readonly spec: Readonly<Record<string, unknown>>;
+  /** Mutable only through PATCH (labels, health overrides). */
+  spec: Readonly<Record<string, unknown>>;
+
+  readonly circuit: CircuitBreaker;
+  readonly dpRank: number | undefined;
+  readonly dpSize: number | undefined;
 
   status: WorkerStatus = 'pending';
+  /** Latest engine load report from the load monitor; undefined until the first poll. */
+  loadSnapshot: WorkerLoadSnapshot | undefined;
+  /** Latched by overload protection once per load report (SMG `set_overloaded`). */
+  overloaded = false;
+  /** Requests ever dispatched here: the tie-break after load in min-load choices. */
+  processedRequests = 0;
   #load = 0;
   #onLoadChange: LoadListener | undefined;
 
@@ -74,6 +93,17 @@ export class Worker {
     this.kvRole = init.kvRole;
     this.kvEngineId = init.kvEngineId;
     this.spec = init.spec;
+    this.circuit = init.circuit ?? new CircuitBreaker({ failureThreshold: 1, successThreshold: 1, timeoutMs: 0, disabled: true }, systemClock);
+    this.dpRank = init.dpRank;
+    this.dpSize = init.dpSize;
+  }
+
+  /**
+   * The registry key: the URL, with `@rank` for a DP-aware logical worker (SMG's
+   * `x-smg-routed-worker-id` carries the same form).
+   */
+  get key(): string {
+    return this.dpRank === undefined ? this.url : `${this.url}@${this.dpRank}`;
   }
 
   /** The primary model id, SMG-style: first model card, else the `model_id` label, else unknown. */
@@ -98,9 +128,14 @@ export class Worker {
     return this.status === 'ready';
   }
 
-  /** Routable now. Circuit breaker and overload veto join this predicate with the resilience work. */
+  /** SMG `is_available`: ready, the circuit allows a request, and not overload-vetoed. */
   isAvailable(): boolean {
-    return this.status === 'ready';
+    return this.status === 'ready' && !this.overloaded && this.circuit.canExecute();
+  }
+
+  /** SMG `is_healthy_and_eligible`: the hash policies ignore the circuit breaker. */
+  isHealthyAndEligible(): boolean {
+    return this.status === 'ready' && !this.overloaded;
   }
 
   /** Called by the registry to publish load changes (the in-flight gauge). */
@@ -111,6 +146,7 @@ export class Worker {
   /** Takes one unit of in-flight load until the returned lease is released. */
   acquireLoad(): Lease {
     this.#load += 1;
+    this.processedRequests += 1;
     this.#onLoadChange?.(this);
     return lease(() => {
       this.#load -= 1;

@@ -8,6 +8,7 @@ import { GATEWAY_FLAGS } from '../../src/config/gateway-flags.js';
 import { buildConfig } from '../../src/config/validate.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startGateway, type Gateway } from '../../src/server/gateway.js';
+import type { Clock } from '../../src/util/clock.js';
 import type { Random } from '../../src/util/random.js';
 
 const TEST_DEFAULTS = [
@@ -15,7 +16,7 @@ const TEST_DEFAULTS = [
   '--worker-startup-check-interval', '1', '--drain-settle-secs', '0', '--shutdown-grace-period-secs', '1',
 ];
 
-export async function startTestGateway(flags: string[] = [], opts: { random?: Random } = {}): Promise<Gateway> {
+export async function startTestGateway(flags: string[] = [], opts: { random?: Random; clock?: Clock } = {}): Promise<Gateway> {
   const config = buildConfig(parseFlags([...TEST_DEFAULTS, ...flags], GATEWAY_FLAGS));
   return startGateway(config, { logger: silentLogger(), ...opts });
 }

@@ -17,7 +17,7 @@ let text: string;
 
 before(async () => {
   fleet = await startSimFleet(2, { model: 'sim-model', ttftMs: 2, itlMs: 1 });
-  gateway = await startTestGateway(['--worker-urls', ...fleet.map((w) => w.url)]);
+  gateway = await startTestGateway(['--policy', 'round_robin', '--worker-urls', ...fleet.map((w) => w.url)]);
   await waitForReadyWorkers(gateway, 2);
   for (const stream of [false, true, true]) {
     const res = await postJson(`${gateway.url}/v1/chat/completions`, { model: 'sim-model', messages: [{ role: 'user', content: 'm' }], max_tokens: 3, stream });

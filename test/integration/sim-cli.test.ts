@@ -3,6 +3,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 
@@ -60,5 +63,42 @@ void describe('switchyard sim (child process)', () => {
     const [code] = await sim.exited;
     assert.equal(code, 2);
     assert.equal(sim.err(), 'error: unknown flag --nope\n');
+  });
+
+  void it('serves a mixed fleet from a YAML file, with flags as defaults', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sim-cli-'));
+    const file = join(dir, 'fleet.yaml');
+    await writeFile(
+      file,
+      'workers:\n  - role: prefill\n  - role: decode\n    maxRunningRequests: 2\n  - runtime: vllm\n',
+    );
+    const sim = spawnSim(['--fleet', file, '--port', '0', '--engine', 'realistic']);
+    try {
+      const deadline = Date.now() + 8000;
+      while (sim.out().split('\n').length < 4 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const lines = sim.out().trim().split('\n');
+      assert.equal(lines.length, 3, `stdout: ${sim.out()} stderr: ${sim.err()}`);
+      assert.match(
+        lines[0] ?? '',
+        /\(sglang, model sim-model, prefill, realistic\) .* \(bootstrap port \d+\)$/,
+      );
+      assert.match(
+        lines[1] ?? '',
+        /\(sglang, model sim-model, decode, realistic\) listening on http:\S+$/,
+      );
+      assert.match(lines[2] ?? '', /\(vllm, model sim-model, realistic\)/);
+      const url = /(http:\S+)$/.exec(lines[1] ?? '')?.[1] ?? '';
+      const info = (await (await fetch(`${url}/server_info`)).json()) as Record<string, unknown>;
+      assert.equal(info['max_running_requests'], 2);
+      assert.equal(info['disaggregation_mode'], 'decode');
+      sim.child.kill('SIGTERM');
+      const [code] = await sim.exited;
+      assert.equal(code, 0);
+    } finally {
+      if (sim.child.exitCode === null) sim.child.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

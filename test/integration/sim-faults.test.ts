@@ -123,3 +123,88 @@ void describe('faults', () => {
     assert.throws(() => w.setFaults({ errorStatus: 42 }), RangeError);
   });
 });
+
+void describe('timed and bounded faults', () => {
+  before(async () => {
+    w = await startSimWorker({ ttftMs: 2, itlMs: 2 });
+  });
+  afterEach(() => w.setFaults({}));
+  after(() => w.close());
+
+  const health = async (w: SimWorker): Promise<number> => {
+    const res = await request(`${w.url}/health`);
+    await res.body.dump();
+    return res.statusCode;
+  };
+
+  void it('slowStartMs: /health answers 503 until the engine has "loaded"', async () => {
+    const slow = await startSimWorker({ timeScale: 0.01, faults: { slowStartMs: 3000 } });
+    try {
+      const started = performance.now();
+      assert.equal(await health(slow), 503);
+      while ((await health(slow)) === 503) await new Promise((r) => setTimeout(r, 5));
+      // 3000 simulated ms at scale 0.01; the clock started just before `started`.
+      const healthyAfter = performance.now() - started;
+      assert.ok(healthyAfter >= 25, `healthy after ${healthyAfter} ms`);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  void it('flapPeriodMs: /health alternates between 503 and 200', async () => {
+    w.setFaults({ flapPeriodMs: 40 });
+    const seen = new Set<number>();
+    for (let i = 0; i < 40 && seen.size < 2; i++) {
+      seen.add(await health(w));
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.deepEqual([...seen].sort(), [200, 503]);
+  });
+
+  void it('slowdown multiplies engine durations, and clearing restores them', async () => {
+    const timedChat = async () => {
+      const start = performance.now();
+      const r = await chat(false);
+      await r.body.dump();
+      return performance.now() - start;
+    };
+    w.setFaults({ slowdown: 10 });
+    const slowed = await timedChat();
+    // ttft 2 + 7 × itl 2 = 16 ms at normal speed; 10 × that slowed.
+    assert.ok(slowed >= 16 * 10 - 10, `slowed request took ${slowed} ms`);
+    w.setFaults({});
+    assert.ok((await timedChat()) < slowed);
+  });
+
+  void it('maxFires: errors fire that many times, then the worker recovers by itself', async () => {
+    await postFaults({ errorRate: 1, errorStatus: 503, maxFires: 2 });
+    const statuses = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await chat(false);
+      await r.body.dump();
+      statuses.push(r.status);
+    }
+    assert.deepEqual(statuses, [503, 503, 200]);
+    assert.deepEqual((await postFaults({})).json, {});
+  });
+
+  void it('durationMs: every fault clears itself after that long', async () => {
+    const brief = await startSimWorker({
+      timeScale: 0.01,
+      faults: { hang: true, healthStatus: 500, durationMs: 2000 },
+    });
+    try {
+      assert.equal(await health(brief), 500);
+      await new Promise((r) => setTimeout(r, 40));
+      assert.equal(await health(brief), 200);
+      const res = await request(`${brief.url}/v1/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ prompt: 'x', max_tokens: 1 }),
+      });
+      await res.body.dump();
+      assert.equal(res.statusCode, 200, 'the hang is gone too');
+    } finally {
+      await brief.close();
+    }
+  });
+});

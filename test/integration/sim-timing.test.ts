@@ -37,4 +37,21 @@ void describe('timing', () => {
     assert.equal(r.status, 200);
     assert.ok(r.headersAt >= 60 + 4 * 20 - 10, `answered after ${r.headersAt} ms`);
   });
+
+  void it('--time-scale shrinks every duration, and only by that factor', async () => {
+    const fast = await startSimWorker({ ttftMs: 1000, itlMs: 500, timeScale: 0.05 });
+    try {
+      const start = performance.now();
+      const res = await request(`${fast.url}/v1/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ prompt: 'x', max_tokens: 3 }),
+      });
+      await res.body.dump();
+      const took = performance.now() - start;
+      // (1000 + 2 × 500) simulated ms at 0.05: 100 ms of wall time, not 2 s and not 0.
+      assert.ok(took >= 95, `answered after ${took} ms`);
+    } finally {
+      await fast.close();
+    }
+  });
 });

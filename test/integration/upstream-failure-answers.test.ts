@@ -1,5 +1,6 @@
-// What the client sees when a worker fails: refused -> 502, too slow -> 504 (and the worker's
-// request is aborted), dies mid-stream -> an SSE error event, error status -> passed through.
+// What the client sees when its (only) worker fails: refused -> 502, too slow -> 504 (and the
+// worker's request is aborted), dies mid-stream -> an SSE error event, error status -> passed
+// through. Retries are off here; retry behaviour has its own file.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { parseSseData, startSimWorker, waitForStats, type SimWorker } from '../../src/sim/index.js';
@@ -14,7 +15,7 @@ after(async () => {
 
 async function setup(flags: string[] = []): Promise<{ worker: SimWorker; gateway: Gateway }> {
   const worker = await startSimWorker({ model: 'sim-model', ttftMs: 5, itlMs: 5 });
-  const gateway = await startTestGateway([...flags, '--worker-urls', worker.url]);
+  const gateway = await startTestGateway(['--disable-retries', ...flags, '--worker-urls', worker.url]);
   cleanup.push(() => worker.close(), () => gateway.close());
   await waitForReadyWorkers(gateway, 1);
   return { worker, gateway };

@@ -14,7 +14,7 @@ let gateway: Gateway;
 before(async () => {
   a = await startSimWorker({ model: 'model-a', runtime: 'sglang', maxRunningRequests: 64 });
   b = await startSimWorker({ model: 'model-a', runtime: 'vllm' });
-  gateway = await startTestGateway();
+  gateway = await startTestGateway(['--policy', 'round_robin']);
 });
 
 after(async () => {
@@ -152,6 +152,41 @@ test('a worker that is not up yet shows its pending job, and deleting it cancels
   assert.equal((await fetch(`${gateway.url}/workers/${id}`, { method: 'DELETE' })).status, 202);
   await waitFor(() => gateway.app.workers.pendingSpec(id) === undefined, 'job cancelled');
   assert.equal((await fetch(`${gateway.url}/workers/${id}`)).status, 404);
+});
+
+test('PATCH health overrides reach the health checker', async () => {
+  const res = await fetch(`${gateway.url}/workers/${idA}`, {
+    method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ health: { check_interval_secs: 7 } }),
+  });
+  assert.equal(res.status, 202);
+  assert.deepEqual(gateway.app.registry.get(idA)?.spec.health, { check_interval_secs: 7 });
+});
+
+test('a registration that times out stays visible as failed until deleted', async () => {
+  const strict = await startTestGateway(['--worker-startup-timeout-secs', '1']);
+  try {
+    const res = await postJson(`${strict.url}/workers`, { url: 'http://127.0.0.1:9' });
+    const { worker_id: id } = (await res.json()) as { worker_id: string };
+    await waitFor(() => strict.app.workers.job(id)?.status === 'failed', 'registration failure', 5000);
+    const info = (await (await fetch(`${strict.url}/workers/${id}`)).json()) as { status: string; job_status: { status: string; message: string } };
+    assert.equal(info.status, 'failed');
+    assert.match(info.job_status.message, /did not become healthy/);
+    assert.equal((await fetch(`${strict.url}/workers/${id}`, { method: 'DELETE' })).status, 202);
+    assert.equal((await fetch(`${strict.url}/workers/${id}`)).status, 404);
+  } finally {
+    await strict.close();
+  }
+});
+
+test('a body over --max-payload-size on /workers is 413', async () => {
+  const small = await startTestGateway(['--max-payload-size', '1024']);
+  try {
+    const res = await postJson(`${small.url}/workers`, { url: a.url, labels: { pad: 'x'.repeat(4096) } });
+    assert.equal(res.status, 413);
+    assert.equal(res.headers.get('x-smg-error-code'), 'payload_too_large');
+  } finally {
+    await small.close();
+  }
 });
 
 test('no load lease is left behind', async () => {

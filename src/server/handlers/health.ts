@@ -13,9 +13,15 @@ export function readiness(_req: IncomingMessage, res: ServerResponse, app: AppCo
     sendJson(res, 503, { status: 'not ready', reason: 'draining' });
     return;
   }
-  const workers = app.registry.all();
+  // Only workers that can take this gateway's traffic count: regular workers, or in PD mode at
+  // least one ready prefill and one ready decode worker.
+  const pd = app.config.pdDisaggregation;
+  const workers = pd ? [...app.registry.ofType('prefill'), ...app.registry.ofType('decode')] : app.registry.ofType('regular');
   const healthy = workers.filter((w) => w.isHealthy).length;
-  if (healthy === 0) {
+  const ready = pd
+    ? app.registry.ofType('prefill').some((w) => w.isHealthy) && app.registry.ofType('decode').some((w) => w.isHealthy)
+    : healthy > 0;
+  if (!ready) {
     sendJson(res, 503, { status: 'not ready', reason: 'insufficient healthy workers' });
     return;
   }

@@ -31,6 +31,7 @@ export function inferenceHandler(endpoint: Endpoint) {
         signal: client.signal,
         aliases: app.aliases,
         requestIdHeaders: app.config.requestIdHeaders,
+        routingKeyHeaders: app.config.routingKeyHeaders,
       });
       await app.router.route(ctx, res);
     } catch (err) {

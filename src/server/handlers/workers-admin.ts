@@ -3,7 +3,8 @@
  * (smg-core.md §3.4). Registration runs in the background; the reply is 202 at once.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendJson } from '../../errors/respond.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { sendError, sendJson } from '../../errors/respond.js';
 import { parseWorkerSpec, workerPatchSchema, type WorkerSpec } from '../../workers/spec.js';
 import type { Worker } from '../../workers/worker.js';
 import type { AppContext } from '../app-context.js';
@@ -45,7 +46,12 @@ async function readSpec(req: IncomingMessage, res: ServerResponse, app: AppConte
   try {
     input = JSON.parse((await readBody(req, app.config.maxPayloadSize)).toString('utf8'));
   } catch (err) {
-    workerError(res, 400, 'BAD_REQUEST', `Invalid JSON body: ${(err as Error).message}`);
+    if (err instanceof GatewayError) {
+      res.setHeader('connection', 'close');
+      sendError(res, err);
+    } else {
+      workerError(res, 400, 'BAD_REQUEST', `Invalid JSON body: ${(err as Error).message}`);
+    }
     return undefined;
   }
   const parsed = parseWorkerSpec(input);
@@ -92,6 +98,19 @@ export async function workerById(req: IncomingMessage, res: ServerResponse, app:
   const worker = app.registry.get(id);
   const pending = app.workers.pendingSpec(id);
   if (!worker && !pending) {
+    const job = app.workers.job(id);
+    // A registration that failed stays visible with its job record until it is deleted.
+    if (job?.status === 'failed' && job.job_type !== 'RemoveWorker') {
+      if (req.method === 'GET') {
+        sendJson(res, 200, { id, url: job.worker_url, status: 'failed', job_status: job });
+        return;
+      }
+      if (req.method === 'DELETE') {
+        app.workers.forget(id);
+        sendJson(res, 202, { status: 'accepted', worker_id: id, message: 'Worker removal queued for background processing' });
+        return;
+      }
+    }
     workerError(res, 404, 'WORKER_NOT_FOUND', `Worker with ID ${id} not found`);
     return;
   }
@@ -105,6 +124,10 @@ export async function workerById(req: IncomingMessage, res: ServerResponse, app:
     case 'PUT': {
       const spec = await readSpec(req, res, app);
       if (!spec) return;
+      if (worker?.dpRank !== undefined) {
+        workerError(res, 400, 'BAD_REQUEST', 'PUT is not supported for data-parallel workers; DELETE and POST instead');
+        return;
+      }
       const currentUrl = worker?.url ?? pending?.url;
       if (spec.url !== currentUrl) {
         workerError(res, 400, 'BAD_REQUEST', `URL in body '${spec.url}' does not match worker URL '${currentUrl ?? ''}'`);

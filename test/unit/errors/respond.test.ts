@@ -25,11 +25,13 @@ void describe('error catalog', () => {
     ['method_not_allowed', 405],
     ['payload_too_large', 413],
     ['internal_error', 500],
-    ['not_implemented', 501],
+    ['admission_queue_full', 429],
     ['upstream_connection_failed', 502],
     ['no_workers', 503],
     ['no_available_workers', 503],
-    ['service_unavailable', 503],
+    ['admission_queue_timeout', 503],
+    ['shutting_down', 503],
+    ['invalid_routing_header', 400],
     ['upstream_timeout', 504],
   ];
 
@@ -59,7 +61,7 @@ void describe('error catalog', () => {
 
 void describe('GatewayError', () => {
   void it('carries code, status, message and extra headers', () => {
-    const err = new GatewayError('no_available_workers', 'busy', { 'retry-after': '1' });
+    const err = new GatewayError('no_available_workers', 'busy', { headers: { 'retry-after': '1' } });
     assert.ok(err instanceof Error);
     assert.equal(err.name, 'GatewayError');
     assert.equal(err.code, 'no_available_workers');
@@ -146,7 +148,7 @@ void describe('sendError over HTTP', () => {
     handlers.set('/shed', (_req, res) =>
       sendError(
         res,
-        new GatewayError('no_available_workers', 'All workers are busy', { 'retry-after': '2' }),
+        new GatewayError('no_available_workers', 'All workers are busy', { headers: { 'retry-after': '2' } }),
       ),
     );
     const res = await fetch(`${base}/shed`);

@@ -3,20 +3,11 @@ import { describe, it } from 'node:test';
 import { RandomPolicy } from '../../../src/policies/random.js';
 import type { Random } from '../../../src/util/random.js';
 import { randomIndex, seededRandom } from '../../../src/util/random.js';
-import { Worker } from '../../../src/workers/worker.js';
+import type { Worker } from '../../../src/workers/worker.js';
+import { testWorker } from '../../helpers/workers.js';
 
 function worker(id: string): Worker {
-  return new Worker({
-    id,
-    url: `http://${id}:8000`,
-    type: 'regular',
-    runtime: 'vllm',
-    models: ['m'],
-    labels: {},
-    priority: 50,
-    cost: 1,
-    spec: { url: `http://${id}:8000` },
-  });
+  return testWorker(id);
 }
 
 const workers = [worker('a'), worker('b'), worker('c')];

@@ -2,23 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Policy, SelectInfo } from '../../../src/policies/policy.js';
 import { RoundRobinPolicy } from '../../../src/policies/round-robin.js';
-import { Worker } from '../../../src/workers/worker.js';
+import type { Worker } from '../../../src/workers/worker.js';
+import { testSelectInfo, testWorker } from '../../helpers/workers.js';
 
 function worker(id: string): Worker {
-  return new Worker({
-    id,
-    url: `http://${id}:8000`,
-    type: 'regular',
-    runtime: 'sglang',
-    models: [],
-    labels: {},
-    priority: 50,
-    cost: 1,
-    spec: { url: `http://${id}:8000` },
-  });
+  return testWorker(id);
 }
 
-const info: SelectInfo = { model: 'm', headers: {}, leg: 'single' };
+const info: SelectInfo = testSelectInfo();
 
 function picks(
   policy: RoundRobinPolicy,

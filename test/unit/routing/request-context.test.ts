@@ -26,6 +26,7 @@ function build(raw: string | Buffer, opts: Options = {}): { ctx: RequestContext;
     signal: new AbortController().signal,
     aliases: new Map(Object.entries(opts.aliases ?? {})),
     requestIdHeaders: opts.requestIdHeaders ?? [],
+    routingKeyHeaders: ['x-smg-routing-key'],
   };
   return { ctx: buildRequestContext(input), raw: bytes };
 }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ManualClock } from '../../../src/sim/clock.js';
 import { FaultInjector, parseFaults } from '../../../src/sim/faults.js';
+import type { SimFaults } from '../../../src/sim/options.js';
 
 void describe('FaultInjector', () => {
   void it('does nothing without faults', () => {
@@ -47,6 +49,11 @@ void describe('parseFaults', () => {
       hang: false,
       dropAfterChunks: 3,
       healthStatus: 503,
+      slowStartMs: 10,
+      flapPeriodMs: 20,
+      slowdown: 2.5,
+      durationMs: 1000,
+      maxFires: 3,
     };
     assert.deepEqual(parseFaults(all), { ok: true, faults: all });
     assert.deepEqual(parseFaults({}), { ok: true, faults: {} });
@@ -67,6 +74,63 @@ void describe('parseFaults', () => {
       const r = parseFaults(value);
       assert.equal(r.ok, false, JSON.stringify(value));
       if (!r.ok) assert.ok(r.message.length > 0);
+    }
+  });
+});
+
+void describe('FaultInjector timed and bounded faults (manual clock)', () => {
+  void it('slow start answers 503 until it has passed', () => {
+    const clock = new ManualClock();
+    const f = new FaultInjector(0, { slowStartMs: 100 }, clock);
+    assert.equal(f.healthStatus(), 503);
+    clock.advance(99);
+    assert.equal(f.healthStatus(), 503);
+    clock.advance(1);
+    assert.equal(f.healthStatus(), undefined);
+  });
+
+  void it('flapping alternates 503 and healthy every period, starting unhealthy', () => {
+    const clock = new ManualClock();
+    const f = new FaultInjector(0, { flapPeriodMs: 10 }, clock);
+    const seen: (number | undefined)[] = [];
+    for (let i = 0; i < 4; i++) {
+      seen.push(f.healthStatus());
+      clock.advance(10);
+    }
+    assert.deepEqual(seen, [503, undefined, 503, undefined]);
+  });
+
+  void it('durationMs clears every fault and reports the change', () => {
+    const clock = new ManualClock();
+    const changes: SimFaults[] = [];
+    const f = new FaultInjector(0, { slowdown: 4, hang: true, durationMs: 50 }, clock, (c) =>
+      changes.push(c),
+    );
+    assert.equal(f.slowdown(), 4);
+    assert.equal(f.decide(), 'hang');
+    clock.advance(50);
+    assert.deepEqual(f.current(), {});
+    assert.equal(f.slowdown(), 1);
+    assert.equal(f.decide(), 'none');
+    assert.deepEqual(changes.at(-1), {});
+    f.set({ durationMs: 10, healthStatus: 500 });
+    f.set({});
+    clock.advance(100);
+    assert.equal(clock.size, 0, 'replacing faults cancels the old expiry');
+  });
+
+  void it('maxFires clears the request faults after that many fires, keeping the rest', () => {
+    const f = new FaultInjector(0, { errorRate: 1, maxFires: 2, healthStatus: 503 });
+    assert.deepEqual([f.decide(), f.decide(), f.decide()], ['error', 'error', 'none']);
+    assert.deepEqual(f.current(), { healthStatus: 503 });
+    const drop = new FaultInjector(0, { dropAfterChunks: 1, maxFires: 1 });
+    assert.equal(drop.takeDrop(), 1);
+    assert.equal(drop.takeDrop(), undefined);
+  });
+
+  void it('rejects bad timed faults', () => {
+    for (const bad of [{ slowdown: 0 }, { slowdown: 5000 }, { durationMs: 0 }, { maxFires: 0 }]) {
+      assert.equal(parseFaults(bad).ok, false, JSON.stringify(bad));
     }
   });
 });

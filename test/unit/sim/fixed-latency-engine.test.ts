@@ -34,7 +34,7 @@ void describe('FixedLatencyEngine', () => {
     const engine = new FixedLatencyEngine({ ttftMs: 5, itlMs: 1 });
     const sink = new RecordingSink();
     engine.submit({ promptTokens: 10, choices: 2, maxTokens: 4 }, sink);
-    assert.equal(engine.load().running, 1);
+    assert.equal(engine.load().running, 2, 'running counts sequences: both choices');
     assert.equal(engine.load().usedTokens, 10);
     await sink.done;
     assert.deepEqual(sink.steps, [0, 1, 2, 3]);

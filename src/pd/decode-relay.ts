@@ -1,0 +1,92 @@
+/**
+ * The success path of a PD attempt: the decode response goes to the client (streamed as it
+ * arrives), while the prefill body is drained on its own schedule. The prefill lease is released
+ * when the prefill body is read, not when the decode finishes, so a long decode never holds
+ * prefill capacity. With logprobs requested, the prefill's input logprobs are merged in front.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Dispatcher } from 'undici';
+import { sendJson } from '../errors/respond.js';
+import type { RequestContext } from '../routing/request-context.js';
+import { midStreamGatewayError } from '../upstream/errors.js';
+import { isEventStream, readBodyText, relayResponse, type RelayOutcome } from '../upstream/forward.js';
+import { relaySseRewritten } from '../upstream/sse-rewrite.js';
+import { closeLeg, type LegHandle } from './leg.js';
+import { mergeInto, mergeSseEvent, prefillInputLogprobs, wantsLogprobs } from './logprobs.js';
+import type { PdDeps } from './parallel.js';
+
+export interface DecodeRelayInput {
+  ctx: RequestContext;
+  res: ServerResponse;
+  deps: PdDeps;
+  /** Undefined when no prefill leg ran (vLLM fan-out) or it already finished (sequential). */
+  prefill?: LegHandle | undefined;
+  decode: LegHandle;
+  prefillResponse?: Dispatcher.ResponseData | undefined;
+  decodeResponse: Dispatcher.ResponseData;
+  labels: { backend_type: string; model: string; runtime: string };
+}
+
+/** Reads the prefill body to its end, then records the leg and frees its lease. */
+function drainPrefill(input: DecodeRelayInput, keepText: boolean): Promise<string | undefined> {
+  const { prefill, prefillResponse, deps, labels } = input;
+  if (!prefill || !prefillResponse) return Promise.resolve(undefined);
+  const read = keepText ? readBodyText(prefillResponse.body) : prefillResponse.body.dump({ limit: Number.MAX_SAFE_INTEGER }).then(() => undefined);
+  return read.then(
+    (text) => {
+      prefill.worker.circuit.record('success');
+      deps.metrics.pdPrefillDuration.observe(labels, (performance.now() - prefill.sentAt) / 1000);
+      closeLeg(prefill, 'prefill done');
+      return text;
+    },
+    (err: unknown) => {
+      if (!input.ctx.signal.aborted) {
+        prefill.worker.circuit.record('failure');
+        deps.logger.warn({ worker: prefill.worker.url, requestId: input.ctx.requestId, err: String(err) }, 'prefill body failed after its head');
+      }
+      closeLeg(prefill, 'prefill failed');
+      return undefined;
+    },
+  );
+}
+
+export async function relayDecode(input: DecodeRelayInput): Promise<void> {
+  const { ctx, res, decode, decodeResponse, deps } = input;
+  const merge = input.prefill !== undefined && wantsLogprobs(ctx.body);
+  const prefillText = drainPrefill(input, merge);
+  const headers: Record<string, string> = { 'x-request-id': ctx.requestId, 'x-smg-routed-worker-id': decode.worker.key };
+  // Not an SMG header: names the prefill side of the pair, for debugging PD placement.
+  if (input.prefill) headers['x-smg-prefill-worker-id'] = input.prefill.worker.key;
+  const midStreamError = (cause: unknown) => midStreamGatewayError(cause, decode.worker.url);
+  let outcome: RelayOutcome;
+  try {
+    if (!merge) {
+      outcome = (await relayResponse(decodeResponse, res, { headers, midStreamError })).outcome;
+    } else {
+      const prefix = prefillInputLogprobs((await prefillText) ?? '') ?? [];
+      if (isEventStream(decodeResponse.headers)) {
+        outcome = await relaySseRewritten(decodeResponse, res, headers, (e) => mergeSseEvent(e, prefix), midStreamError);
+      } else {
+        const text = await readBodyText(decodeResponse.body);
+        let doc: unknown;
+        try {
+          doc = JSON.parse(text);
+        } catch {
+          doc = undefined;
+        }
+        if (doc !== undefined) mergeInto(doc, prefix);
+        if (doc === undefined) res.writeHead(decodeResponse.statusCode, { 'content-type': 'application/json', ...headers }).end(text);
+        else sendJson(res, decodeResponse.statusCode, doc, headers);
+        outcome = 'complete';
+      }
+    }
+  } catch (err) {
+    outcome = ctx.signal.aborted ? 'client_closed' : 'upstream_failed';
+    if (outcome === 'upstream_failed') deps.logger.warn({ worker: decode.worker.url, err: String(err) }, 'decode body failed');
+  }
+  if (outcome === 'complete') decode.worker.circuit.record('success');
+  else if (outcome === 'upstream_failed') decode.worker.circuit.record('failure');
+  closeLeg(decode, 'decode done');
+  // A prefill still draining when the client left is stopped by the shared client signal.
+  await prefillText;
+}

@@ -1,0 +1,116 @@
+/**
+ * SGLang/TokenSpeed PD: both legs carry the same bootstrap triple and are sent at once; the
+ * decode's response is what the client gets. Fail fast: the first leg that fails answers the
+ * client immediately and its partner is aborted at once (its connection closes, so the engine
+ * frees the room instead of holding it until its own deadline). The partner is then "retired"
+ * off the request path: its outcome, bounded in time, still reaches its own breaker and the log.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Logger } from '../observability/logger.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
+import type { AttemptResult } from '../routing/retry.js';
+import type { RequestContext } from '../routing/request-context.js';
+import type { UpstreamPools } from '../upstream/pools.js';
+import type { Worker } from '../workers/worker.js';
+import { planBootstrap, serializeWithBootstrap, type LegFields } from './bootstrap.js';
+import { closeLeg, startLeg, type LegHandle, type LegHead } from './leg.js';
+import { relayDecode } from './decode-relay.js';
+
+/** How long a retired partner leg may take to settle before it is let go. */
+const RETIRE_TIMEOUT_MS = 5_000;
+
+export interface PdDeps {
+  pools: UpstreamPools;
+  metrics: GatewayMetrics;
+  logger: Logger;
+  requestTimeoutMs: number;
+}
+
+export interface Pair {
+  prefill: Worker;
+  decode: Worker;
+}
+
+function rankFields(pair: Pair): { prefill: LegFields; decode: LegFields } {
+  const prefill: LegFields = {};
+  const decode: LegFields = {};
+  if (pair.prefill.dpRank !== undefined) {
+    prefill.routed_dp_rank = pair.prefill.dpRank;
+    decode.disagg_prefill_dp_rank = pair.prefill.dpRank;
+  }
+  if (pair.decode.dpRank !== undefined) decode.routed_dp_rank = pair.decode.dpRank;
+  return { prefill, decode };
+}
+
+type Race = { kind: 'both'; prefill: LegHead & { ok: true }; decode: LegHead & { ok: true } } | { kind: 'failed'; failed: LegHandle; head: LegHead & { ok: false }; partner: LegHandle };
+
+/** Resolves when both heads are usable, or at the first failure. */
+function firstFailureOrBoth(p: LegHandle, d: LegHandle): Promise<Race> {
+  return new Promise((resolve) => {
+    let pHead: (LegHead & { ok: true }) | undefined;
+    let dHead: (LegHead & { ok: true }) | undefined;
+    let done = false;
+    const settle = (h: LegHandle, head: LegHead): void => {
+      if (done) return;
+      if (!head.ok) {
+        done = true;
+        resolve({ kind: 'failed', failed: h, head, partner: h === p ? d : p });
+        return;
+      }
+      if (h === p) pHead = head;
+      else dHead = head;
+      if (pHead && dHead) {
+        done = true;
+        resolve({ kind: 'both', prefill: pHead, decode: dHead });
+      }
+    };
+    void p.head.then((head) => settle(p, head));
+    void d.head.then((head) => settle(d, head));
+  });
+}
+
+/** Aborts a partner leg and, off the request path, records how it ended. */
+function retire(partner: LegHandle, cause: string, logger: Logger): void {
+  partner.signal.abort(new Error(`partner leg failed: ${cause}`));
+  const timeout = new Promise<undefined>((resolve) => {
+    setTimeout(() => resolve(undefined), RETIRE_TIMEOUT_MS).unref();
+  });
+  void Promise.race([partner.head, timeout]).then((head) => {
+    if (head?.ok) {
+      head.response.body.on('error', () => undefined);
+      head.response.body.destroy();
+      partner.worker.circuit.record('success');
+    } else if (head) {
+      partner.worker.circuit.record(head.outcome);
+      if (!head.aborted) logger.warn({ leg: partner.leg, worker: partner.worker.url, err: head.error.message }, 'retired PD leg had failed too');
+    }
+    closeLeg(partner, 'retired');
+  });
+}
+
+export async function dispatchParallel(ctx: RequestContext, pair: Pair, res: ServerResponse, deps: PdDeps): Promise<AttemptResult> {
+  const plan = planBootstrap(ctx.endpoint, ctx.body, pair.prefill.url, pair.prefill.bootstrapPort);
+  const ranks = rankFields(pair);
+  const prefillBody = serializeWithBootstrap(ctx.body, plan, ranks.prefill);
+  const decodeBody = serializeWithBootstrap(ctx.body, plan, ranks.decode);
+  // Both leases are taken in this synchronous step, right after selection.
+  const p = startLeg('prefill', pair.prefill, ctx, prefillBody, deps.pools, deps.requestTimeoutMs);
+  const d = startLeg('decode', pair.decode, ctx, decodeBody, deps.pools, deps.requestTimeoutMs);
+  const race = await firstFailureOrBoth(p, d);
+
+  if (race.kind === 'failed') {
+    const { failed, head, partner } = race;
+    failed.worker.circuit.record(head.outcome);
+    closeLeg(failed, 'failed');
+    retire(partner, head.error.code, deps.logger);
+    if (ctx.signal.aborted) return { kind: 'done' };
+    deps.metrics.pdBootstrapFailures.inc();
+    deps.logger.warn({ leg: failed.leg, worker: failed.worker.url, requestId: ctx.requestId, err: head.error.message }, 'PD leg failed');
+    return head.error.retryable ? { kind: 'retry', reason: head.error.code, error: head.error } : { kind: 'fail', error: head.error };
+  }
+
+  const labels = { backend_type: 'pd', model: ctx.model, runtime: pair.prefill.runtime };
+  deps.metrics.pdTtft.observe(labels, (performance.now() - p.sentAt) / 1000);
+  await relayDecode({ ctx, res, deps, prefill: p, decode: d, prefillResponse: race.prefill.response, decodeResponse: race.decode.response, labels });
+  return { kind: 'done' };
+}

@@ -1,0 +1,108 @@
+/**
+ * vLLM PD (pd-protocols §2, §3.C-D): no rendezvous, so the legs run in sequence. A sanitized
+ * one-token probe goes to the prefill; its `kv_transfer_params` (NIXL, relayed verbatim) or
+ * gateway-minted Mooncake params then ride on the original request to the decode. Fan-out
+ * (`n > 1`) cannot share one handoff and goes to the decode alone. Each leg's outcome is
+ * recorded against its own worker only; a leg never contacted records nothing.
+ */
+import type { ServerResponse } from 'node:http';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { AttemptResult } from '../routing/retry.js';
+import type { RequestContext } from '../routing/request-context.js';
+import type { JsonObject } from '../server/body.js';
+import { readBodyText } from '../upstream/forward.js';
+import type { Worker } from '../workers/worker.js';
+import { relayDecode } from './decode-relay.js';
+import { connectorFor, mintTransferId, mooncakeDecodeParams, mooncakePrefillParams, NIXL_PREFILL_PARAMS, type ConnectorPlan } from './kv-transfer.js';
+import { closeLeg, startLeg, type LegHandle, type LegHead } from './leg.js';
+import type { Pair, PdDeps } from './parallel.js';
+import { hasMultimodalInput, samplingN, sanitizePrefill } from './sanitize.js';
+import { shouldSkipPrefill } from './skip-prefill.js';
+
+function withRank(body: JsonObject, w: Worker): JsonObject {
+  return w.dpRank === undefined ? body : { ...body, data_parallel_rank: w.dpRank };
+}
+
+/** An attempt result for a failed leg head: retryable answers are retried with a fresh pair. */
+function legFailure(h: LegHandle, head: LegHead & { ok: false }): AttemptResult {
+  h.worker.circuit.record(head.outcome);
+  closeLeg(h, 'failed');
+  return head.error.retryable ? { kind: 'retry', reason: head.error.code, error: head.error } : { kind: 'fail', error: head.error };
+}
+
+interface Harvest {
+  params: Record<string, unknown> | undefined;
+  failure: string | undefined;
+}
+
+/** Decode params from the prefill's answer, by connector mode. Problems are reported, not hidden. */
+function harvestParams(text: string, plan: ConnectorPlan, transferId: string | undefined): Harvest {
+  if (plan.mode === 'mooncake') {
+    return transferId ? { params: mooncakeDecodeParams(transferId, plan), failure: undefined } : { params: undefined, failure: 'mooncake prefill worker has no kv_engine_id: decode recomputes' };
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return { params: undefined, failure: 'prefill answer is not JSON' };
+  }
+  const params = (doc as { kv_transfer_params?: unknown } | null)?.kv_transfer_params;
+  if (params === undefined || params === null) return { params: undefined, failure: 'prefill returned no kv_transfer_params' };
+  if (typeof params !== 'object' || Array.isArray(params)) return { params: undefined, failure: 'prefill kv_transfer_params is not an object' };
+  return { params: params as Record<string, unknown>, failure: undefined };
+}
+
+export async function dispatchSequential(ctx: RequestContext, pair: Pair, res: ServerResponse, deps: PdDeps): Promise<AttemptResult> {
+  const { metrics, logger } = deps;
+  const plan = connectorFor(pair.prefill);
+  const relayPossible = samplingN(ctx.body) <= 1;
+  metrics.pdKvConnectorMode.inc({ mode: plan.mode });
+  const labels = { backend_type: 'pd', model: ctx.model, runtime: pair.prefill.runtime };
+  const started = performance.now();
+  let decodeBody: JsonObject = ctx.body;
+  let prefillAnsweredAt: number | undefined;
+
+  const skip = shouldSkipPrefill({ relayPossible, hasEncodeLeg: false, hasMultimodalInput: hasMultimodalInput(ctx.endpoint, ctx.body), mode: plan.mode });
+  if (!skip) {
+    const transferId = plan.mode === 'mooncake' && plan.engineId ? mintTransferId() : undefined;
+    const probe = sanitizePrefill(ctx.endpoint, ctx.body);
+    if (relayPossible && plan.mode === 'nixl') probe.kv_transfer_params = { ...NIXL_PREFILL_PARAMS };
+    if (relayPossible && transferId) probe.kv_transfer_params = mooncakePrefillParams(transferId);
+    const p = startLeg('prefill', pair.prefill, ctx, Buffer.from(JSON.stringify(withRank(probe, pair.prefill))), deps.pools, deps.requestTimeoutMs);
+    const head = await p.head;
+    if (!head.ok) return ctx.signal.aborted ? (closeLeg(p, 'client left'), { kind: 'done' }) : legFailure(p, head);
+    let text: string;
+    try {
+      text = await readBodyText(head.response.body);
+    } catch (err) {
+      closeLeg(p, 'read failed');
+      if (ctx.signal.aborted) return { kind: 'done' };
+      p.worker.circuit.record('failure');
+      const error = new GatewayError('prefill_read_failed', `prefill answer could not be read: ${(err as Error).message}`);
+      return { kind: 'retry', reason: error.code, error };
+    }
+    p.worker.circuit.record('success');
+    metrics.pdPrefillDuration.observe(labels, (performance.now() - p.sentAt) / 1000);
+    closeLeg(p, 'prefill done');
+    prefillAnsweredAt = performance.now();
+    if (relayPossible) {
+      const harvest = harvestParams(text, plan, transferId);
+      if (harvest.params) decodeBody = { ...ctx.body, kv_transfer_params: harvest.params };
+      else {
+        metrics.pdKvTransferFailures.inc();
+        logger.warn({ worker: pair.prefill.url, requestId: ctx.requestId, mode: plan.mode, reason: harvest.failure }, 'no KV handoff: the decode will recompute the prompt');
+      }
+    }
+  }
+
+  // The decode lease is taken only now, after the prefill leg is done with its own.
+  const d = startLeg('decode', pair.decode, ctx, Buffer.from(JSON.stringify(withRank(decodeBody, pair.decode))), deps.pools, deps.requestTimeoutMs);
+  const head = await d.head;
+  if (!head.ok) return ctx.signal.aborted ? (closeLeg(d, 'client left'), { kind: 'done' }) : legFailure(d, head);
+  metrics.pdTtft.observe(labels, (performance.now() - started) / 1000);
+  if (prefillAnsweredAt !== undefined && decodeBody !== ctx.body) {
+    metrics.pdKvTransferDuration.observe(labels, (performance.now() - prefillAnsweredAt) / 1000);
+  }
+  await relayDecode({ ctx, res, deps, decode: d, decodeResponse: head.response, labels });
+  return { kind: 'done' };
+}

@@ -1,0 +1,41 @@
+/**
+ * power_of_two (SMG `power_of_two.rs`, smg-core.md §4.4): two distinct random available
+ * workers, `i1 = rand(n)`, `i2 = (i1 + 1 + rand(n − 1)) % n`; the one with the lower least_load
+ * score wins, a tie is a coin flip. The scorer runs with SMG's default parameters (λ 0.15,
+ * p̄ 1024, throughput 2000, no waiting cap): SMG does not pass the `--least-load-*` knobs here.
+ * The winner's since-poll tally is credited as in least_load, so a burst between two load
+ * reports does not keep picking the same worker of a pair.
+ */
+import { randomIndex, type Random } from '../util/random.js';
+import type { Worker } from '../workers/worker.js';
+import { DEFAULT_LEAST_LOAD_PARAMS, LeastLoadScorer } from './least-load-scorer.js';
+import { availableWorkers, type Policy } from './policy.js';
+
+export class PowerOfTwoPolicy implements Policy {
+  readonly name = 'power_of_two' as const;
+  readonly #scorer = new LeastLoadScorer(DEFAULT_LEAST_LOAD_PARAMS);
+
+  constructor(private readonly random: Random) {}
+
+  select(candidates: readonly Worker[]): Worker | undefined {
+    const available = availableWorkers(candidates);
+    const n = available.length;
+    if (n === 0) return undefined;
+    if (n === 1) return available[0];
+
+    const i1 = randomIndex(this.random, n);
+    const i2 = (i1 + 1 + randomIndex(this.random, n - 1)) % n;
+    const a = available[i1] as Worker;
+    const b = available[i2] as Worker;
+    const fleet = this.#scorer.fleet(available);
+    const sa = this.#scorer.score(a, fleet);
+    const sb = this.#scorer.score(b, fleet);
+    const chosen = sa < sb ? a : sb < sa ? b : this.random.next() < 0.5 ? a : b;
+    this.#scorer.credit(chosen, undefined);
+    return chosen;
+  }
+
+  onWorkerRemoved(worker: Worker): void {
+    this.#scorer.forget(worker);
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * Builds every long-lived part of a gateway from its validated config and wires the parts to
+ * each other. Owns no sockets: `gateway.ts` listens and shuts down.
+ */
+import { ConcurrencyLimiter } from '../admission/concurrency-limiter.js';
+import type { GatewayConfig } from '../config/schema.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import { GatewayMetrics } from '../observability/metrics.js';
+import { policyConfigFrom } from '../policies/policy-config.js';
+import { PolicyRegistry } from '../policies/registry.js';
+import { RegularRouter } from '../routing/regular-router.js';
+import type { RetryConfig } from '../routing/retry.js';
+import type { Router } from '../routing/router.js';
+import { PdRouter } from '../pd/pd-router.js';
+import { UpstreamPools } from '../upstream/pools.js';
+import { systemClock, type Clock } from '../util/clock.js';
+import { mathRandom, type Random } from '../util/random.js';
+import { circuitFactory } from '../workers/circuit-factory.js';
+import { HealthChecker } from '../workers/health.js';
+import { LoadMonitor, type OverloadThresholds } from '../workers/load-monitor.js';
+import { WorkerRegistry } from '../workers/registry.js';
+import { WorkerService } from '../workers/service.js';
+
+export interface ComponentOptions {
+  logger?: Logger;
+  random?: Random;
+  clock?: Clock;
+}
+
+export interface Components {
+  logger: Logger;
+  metrics: GatewayMetrics;
+  registry: WorkerRegistry;
+  pools: UpstreamPools;
+  policies: PolicyRegistry;
+  router: Router;
+  workers: WorkerService;
+  health: HealthChecker;
+  loadMonitor: LoadMonitor | undefined;
+  limiter: ConcurrencyLimiter | undefined;
+}
+
+export function retryConfigFrom(c: GatewayConfig): RetryConfig {
+  return {
+    maxAttempts: c.disableRetries ? 1 : Math.max(1, c.retryMaxRetries),
+    initialBackoffMs: c.retryInitialBackoffMs,
+    maxBackoffMs: c.retryMaxBackoffMs,
+    multiplier: c.retryBackoffMultiplier,
+    jitter: c.retryJitterFactor,
+  };
+}
+
+/** SMG: either explicit threshold enables protection; `--worker-overload-protection` adds 0.9 KV usage. */
+export function overloadThresholdsFrom(c: GatewayConfig): OverloadThresholds {
+  return {
+    waitingRequests: c.workerOverloadWaitingRequests,
+    tokenUsage: c.workerOverloadTokenUsage ?? (c.workerOverloadProtection ? 0.9 : undefined),
+  };
+}
+
+/** Load polling is on by default (SMG); `--disable-load-monitoring` keeps it only where something reads loads. */
+function needsLoadMonitor(c: GatewayConfig, overload: OverloadThresholds): boolean {
+  if (!c.disableLoadMonitoring) return true;
+  const loadAware = c.policy === 'least_load' || c.policy === 'power_of_two'
+    || (c.policy === 'cache_aware' && (c.balanceTokenUsageThreshold < 1 || c.overloadTokenUsageThreshold < 1));
+  return loadAware || c.engineMetrics || overload.waitingRequests !== undefined || overload.tokenUsage !== undefined;
+}
+
+export function buildComponents(config: GatewayConfig, opts: ComponentOptions = {}): Components {
+  const logger = opts.logger ?? createLogger({ level: config.logLevel, json: config.logJson });
+  const clock = opts.clock ?? systemClock;
+  const random = opts.random ?? mathRandom;
+  const metrics = new GatewayMetrics();
+  const registry = new WorkerRegistry(metrics);
+  const pools = new UpstreamPools({
+    idleTimeoutMs: config.upstreamPoolIdleTimeoutSecs * 1000,
+    requestTimeoutMs: config.requestTimeoutSecs * 1000,
+  });
+  const policyDeps = { random, clock, metrics, config: policyConfigFrom(config), stickyOverride: config.routingKeyOverride };
+  const policies = new PolicyRegistry(config.policy, policyDeps, registry);
+  const common = {
+    registry, pools, metrics, logger, random,
+    retry: retryConfigFrom(config),
+    requestTimeoutMs: config.requestTimeoutSecs * 1000,
+    overloadRetryAfterSecs: config.loadMonitorInterval,
+  };
+  const router: Router = config.pdDisaggregation
+    ? new PdRouter({
+      ...common,
+      prefillPolicies: new PolicyRegistry(config.prefillPolicy ?? config.policy, policyDeps, registry),
+      decodePolicies: new PolicyRegistry(config.decodePolicy ?? config.policy, policyDeps, registry),
+    })
+    : new RegularRouter({ ...common, policies });
+  const makeCircuit = circuitFactory({
+    failureThreshold: config.cbFailureThreshold,
+    successThreshold: config.cbSuccessThreshold,
+    timeoutMs: config.cbTimeoutDurationSecs * 1000,
+    disabled: config.disableCircuitBreaker,
+  }, clock, metrics);
+  const workers = new WorkerService(registry, pools, {
+    startupDelaySecs: config.workerStartupDelay,
+    startupCheckIntervalSecs: config.workerStartupCheckInterval,
+    startupTimeoutSecs: config.workerStartupTimeoutSecs,
+    healthEndpoint: config.healthCheckEndpoint,
+    healthTimeoutSecs: config.healthCheckTimeoutSecs,
+    healthDisabled: config.disableHealthCheck,
+    drainSettleSecs: config.drainSettleSecs,
+    defaultApiKey: config.apiKey,
+    dpAware: config.dpAware,
+  }, logger, makeCircuit);
+  const health = new HealthChecker({
+    intervalSecs: config.healthCheckIntervalSecs,
+    timeoutSecs: config.healthCheckTimeoutSecs,
+    endpoint: config.healthCheckEndpoint,
+    successThreshold: config.healthSuccessThreshold,
+    failureThreshold: config.healthFailureThreshold,
+    disabled: config.disableHealthCheck,
+    removeUnhealthy: config.removeUnhealthyWorkers,
+  }, registry, metrics, logger, (w) => workers.remove(w.id, w.url));
+  const overload = overloadThresholdsFrom(config);
+  const loadMonitor = needsLoadMonitor(config, overload)
+    ? new LoadMonitor({ intervalSecs: config.loadMonitorInterval, engineMetrics: config.engineMetrics, overload }, registry, metrics, clock)
+    : undefined;
+  const limiter = config.maxConcurrentRequests > 0
+    ? new ConcurrencyLimiter({
+      capacity: config.maxConcurrentRequests,
+      queueSize: config.queueSize,
+      queueTimeoutMs: config.queueTimeoutSecs * 1000,
+      refillPerSec: config.rateLimitTokensPerSecond,
+    }, metrics, clock)
+    : undefined;
+  return { logger, metrics, registry, pools, policies, router, workers, health, loadMonitor, limiter };
+}

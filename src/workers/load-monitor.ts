@@ -1,0 +1,148 @@
+/**
+ * Polls every worker's engine load each `--load-monitor-interval` seconds and stores it on the
+ * worker (SMG WorkerMonitor, smg-core.md §5.4): `/v1/loads`, falling back to `/metrics` once the
+ * endpoint is known to be absent. Each report re-evaluates the overload veto and, with
+ * `--engine-metrics`, the `smg_engine_*` gauges. A report older than three intervals is dropped,
+ * so a worker whose polls fail looks "unknown", never idle.
+ */
+import { request } from 'undici';
+import type { GatewayMetrics } from '../observability/metrics.js';
+import type { Clock } from '../util/clock.js';
+import { meanTokenUsage, sumGenThroughput, sumRunningReqs, sumWaitingReqs, type RankLoad, type WorkerLoadSnapshot } from './load-snapshot.js';
+import { parseLoadsJson, parseLoadsMetrics } from './load-parse.js';
+import type { WorkerRegistry } from './registry.js';
+import type { Worker } from './worker.js';
+
+export interface OverloadThresholds {
+  waitingRequests?: number | undefined;
+  tokenUsage?: number | undefined;
+}
+
+export interface LoadMonitorConfig {
+  intervalSecs: number;
+  engineMetrics: boolean;
+  overload: OverloadThresholds;
+}
+
+/** SMG's veto: either signal at or above its threshold (`>=`). */
+export function isOverloaded(s: WorkerLoadSnapshot, t: OverloadThresholds): boolean {
+  if (t.waitingRequests !== undefined && sumWaitingReqs(s) >= t.waitingRequests) return true;
+  if (t.tokenUsage !== undefined && meanTokenUsage(s) >= t.tokenUsage) return true;
+  return false;
+}
+
+export class LoadMonitor {
+  #timer: NodeJS.Timeout | undefined;
+  /** Workers whose `/v1/loads` is absent: poll `/metrics` instead (remembered, as SMG). */
+  readonly #noLoadsEndpoint = new WeakSet<Worker>();
+  #running = false;
+
+  constructor(
+    private readonly config: LoadMonitorConfig,
+    private readonly registry: WorkerRegistry,
+    private readonly metrics: GatewayMetrics,
+    private readonly clock: Clock,
+  ) {}
+
+  start(): void {
+    if (this.#timer) return;
+    this.#timer = setInterval(() => void this.pollAll(), this.config.intervalSecs * 1000);
+    this.#timer.unref();
+    void this.pollAll();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** One round over every worker; rounds never overlap. Exposed for tests. */
+  async pollAll(): Promise<void> {
+    if (this.#running) return;
+    this.#running = true;
+    try {
+      const workers = this.registry.all().filter((w) => w.status === 'ready' || w.status === 'not_ready');
+      // DP ranks share one engine and one report: poll each URL once.
+      const byUrl = new Map<string, Worker[]>();
+      for (const w of workers) byUrl.set(w.url, [...(byUrl.get(w.url) ?? []), w]);
+      await Promise.all([...byUrl.values()].map((group) => this.#pollGroup(group)));
+      this.#expireStale();
+      this.#refreshOverloadGauge();
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  async #pollGroup(group: Worker[]): Promise<void> {
+    const first = group[0];
+    if (!first) return;
+    const ranks = await this.#fetch(first);
+    if (!ranks) return;
+    for (const w of group) {
+      const own = w.dpRank === undefined ? ranks : ranks.filter((r) => r.dpRank === w.dpRank);
+      this.ingest(w, own.length > 0 ? own : ranks);
+    }
+  }
+
+  /** Stores a report on a worker and applies its consequences. Exposed for tests. */
+  ingest(worker: Worker, ranks: readonly RankLoad[]): void {
+    const snapshot: WorkerLoadSnapshot = { receivedAt: this.clock.now(), ranks };
+    worker.loadSnapshot = snapshot;
+    worker.overloaded = isOverloaded(snapshot, this.config.overload);
+    if (this.config.engineMetrics) {
+      const labels = { worker: worker.key };
+      this.metrics.engineRunning.set(labels, sumRunningReqs(snapshot));
+      this.metrics.engineWaiting.set(labels, sumWaitingReqs(snapshot));
+      this.metrics.engineTokenUsage.set(labels, meanTokenUsage(snapshot));
+      this.metrics.engineGenThroughput.set(labels, sumGenThroughput(snapshot));
+      this.metrics.engineCacheHitRate.set(labels, ranks.reduce((a, r) => a + r.cacheHitRate, 0) / Math.max(1, ranks.length));
+    }
+  }
+
+  #expireStale(): void {
+    const maxAge = 3 * this.config.intervalSecs * 1000;
+    const now = this.clock.now();
+    for (const w of this.registry.all()) {
+      if (w.loadSnapshot && now - w.loadSnapshot.receivedAt > maxAge) {
+        w.loadSnapshot = undefined;
+        w.overloaded = false;
+      }
+    }
+  }
+
+  #refreshOverloadGauge(): void {
+    const byModel = new Map<string, number>();
+    for (const w of this.registry.all()) byModel.set(w.modelId, (byModel.get(w.modelId) ?? 0) + (w.overloaded ? 1 : 0));
+    for (const [model, n] of byModel) this.metrics.workersOverloaded.set({ model }, n);
+  }
+
+  async #fetch(worker: Worker): Promise<RankLoad[] | undefined> {
+    const timeoutMs = Math.min(5000, this.config.intervalSecs * 1000);
+    const headers = worker.apiKey ? { authorization: `Bearer ${worker.apiKey}` } : {};
+    const get = async (path: string): Promise<{ status: number; text: string } | undefined> => {
+      try {
+        const res = await request(worker.url + path, { headers, signal: AbortSignal.timeout(timeoutMs) });
+        return { status: res.statusCode, text: await res.body.text() };
+      } catch {
+        return undefined;
+      }
+    };
+    if (!this.#noLoadsEndpoint.has(worker)) {
+      const res = await get('/v1/loads?include=core,disagg,queues,memory');
+      if (!res) return undefined;
+      let ranks: RankLoad[] | undefined;
+      if (res.status === 200) {
+        try {
+          ranks = parseLoadsJson(JSON.parse(res.text));
+        } catch {
+          ranks = undefined;
+        }
+      }
+      if (ranks) return ranks;
+      if (res.status === 200 || res.status === 404 || res.status === 405 || res.status === 501) this.#noLoadsEndpoint.add(worker);
+      else return undefined;
+    }
+    const metrics = await get('/metrics');
+    return metrics && metrics.status === 200 ? parseLoadsMetrics(metrics.text) : undefined;
+  }
+}
