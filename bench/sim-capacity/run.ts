@@ -141,6 +141,7 @@ async function main(): Promise<void> {
   const host = new Host();
   const throughput = [];
   for (const s of SCENARIOS) throughput.push(await runScenario(host, s));
+  await host.stop();
   // Idle fleets, each in a fresh process so that the memory figure is the fleet's own.
   const fleets = [];
   for (const workers of FLEET_SIZES) {

@@ -101,6 +101,7 @@ class SimHttpWorker implements SimWorker {
       kv: new KvClient(),
       side: this.side,
       nextRequestNumber: () => ++n,
+      isClosing: () => this.closing !== undefined,
     };
     this.info = {
       runtime: opts.runtime,
@@ -170,8 +171,9 @@ class SimHttpWorker implements SimWorker {
       this.ctx.faults.close();
       this.ctx.pins.close();
       this.ctx.rooms.clear();
-      this.ctx.kv.close();
       await Promise.all(closed);
+      // Last: by now every session has seen its socket close (aborted) and dropped its calls.
+      this.ctx.kv.close();
     })();
     return this.closing;
   }

@@ -81,6 +81,7 @@ export async function handleInference(
     dropAfterChunks: decision === 'none' ? w.faults.takeDrop() : undefined,
     reportCached: realistic,
     pd,
+    closing: w.isClosing,
   };
   const session =
     kind === 'generate' ? new GenerateSession(ctx, plan) : new OpenAiSession(ctx, plan);

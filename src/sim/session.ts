@@ -23,6 +23,8 @@ export interface SessionContext {
   reportCached: boolean;
   /** The PD leg this request plays, if any. */
   pd: PdLeg | undefined;
+  /** The worker is shutting down. */
+  closing: () => boolean;
 }
 
 type Outcome = 'completed' | 'failed' | 'aborted' | 'dropped';
@@ -126,8 +128,14 @@ export abstract class InferenceSession implements TokenSink, PdHost {
 
   fail(status: number, message: string, type: string): void {
     if (this.settled) return;
-    this.settle('failed');
     const res = this.ctx.res;
+    if (this.ctx.closing()) {
+      // Shutdown tore down a peer connection first; the request is aborted, not failed.
+      this.settle('aborted');
+      res.destroy();
+      return;
+    }
+    this.settle('failed');
     if (res.headersSent) {
       res.end(sseError(status, message, type));
       return;

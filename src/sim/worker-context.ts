@@ -28,4 +28,6 @@ export interface WorkerContext {
   readonly side: SideChannel;
   /** Next request number, for response ids. */
   nextRequestNumber(): number;
+  /** True once close() started: in-flight requests then end as aborted, whatever fails first. */
+  readonly isClosing: () => boolean;
 }

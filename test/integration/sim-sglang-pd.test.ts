@@ -181,6 +181,17 @@ void describe('SGLang PD rendezvous', () => {
     assert.match(noHost.text, /bootstrap_host/);
   });
 
+  void it('closing a decode worker aborts its waiting requests and frees their rooms', async () => {
+    const doomed = await startSimWorker({ role: 'decode', timeScale: SCALE });
+    const pending = simPost(`${doomed.url}/generate`, body('16')).catch(() => undefined);
+    await waitForStats(prefill, (s) => s.roomsOpen === 1);
+    await doomed.close();
+    await pending;
+    const s = await waitForStats(doomed, (st) => st.aborted === 1 && st.running === 0);
+    assert.equal(s.failed, 0, 'in flight at shutdown counts as aborted');
+    await waitForStats(prefill, (st) => st.roomsOpen === 0);
+  });
+
   void it('ends with every room closed and no request in flight', () => {
     for (const w of [prefill, decode, quickPrefill, quickDecode]) {
       const s = w.stats();

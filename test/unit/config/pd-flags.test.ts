@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseFlags, UsageError } from '../../../src/cli/flag-parser.js';
+import { GATEWAY_FLAGS } from '../../../src/config/gateway-flags.js';
+import { buildConfig } from '../../../src/config/validate.js';
+
+const build = (args: string[]) => buildConfig(parseFlags(args, GATEWAY_FLAGS));
+
+test('--prefill URL [PORT|none] is parsed as SMG does', () => {
+  const c = build(['--pd-disaggregation', '--prefill', 'http://p1:30001', '9001', '--prefill', 'http://p2:30002', 'NONE',
+    '--prefill', 'http://p3:30003', '--decode', 'http://d1:30004', '--decode', 'http://d2:30005']);
+  assert.deepEqual(c.prefill, [
+    { url: 'http://p1:30001', bootstrapPort: 9001 },
+    { url: 'http://p2:30002', bootstrapPort: null },
+    { url: 'http://p3:30003', bootstrapPort: null },
+  ]);
+  assert.deepEqual(c.decode, ['http://d1:30004', 'http://d2:30005']);
+});
+
+test('leg policies fall back to --policy and need PD mode', () => {
+  const c = build(['--pd-disaggregation', '--policy', 'random', '--decode-policy', 'power_of_two']);
+  assert.equal(c.prefillPolicy, undefined);
+  assert.equal(c.decodePolicy, 'power_of_two');
+  assert.throws(() => build(['--decode-policy', 'random']), (e: unknown) => e instanceof UsageError && /--pd-disaggregation/.test(e.message));
+  assert.throws(() => build(['--prefill', 'http://p:1']), (e: unknown) => e instanceof UsageError && /--pd-disaggregation/.test(e.message));
+  assert.throws(() => build(['--pd-disaggregation', '--worker-urls', 'http://w:1']), (e: unknown) => e instanceof UsageError && /--worker-urls/.test(e.message));
+});
