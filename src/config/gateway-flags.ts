@@ -33,6 +33,11 @@ export const GATEWAY_FLAGS: readonly FlagSpec[] = [
   { name: 'decode', key: 'decode', kind: 'list', default: [], metavar: '<url...>', help: 'Decode workers (repeatable)' },
   { name: 'prefill-policy', key: 'prefillPolicy', kind: 'enum', choices: POLICY_NAMES, help: 'Policy for the prefill leg (default: --policy)' },
   { name: 'decode-policy', key: 'decodePolicy', kind: 'enum', choices: POLICY_NAMES, help: 'Policy for the decode leg (default: --policy)' },
+  { name: 'prefill-max-inflight-requests-per-worker', key: 'prefillMaxInflightRequestsPerWorker', kind: 'int', default: -1, help: 'PD: in-flight prefill requests per prefill worker (<= 0 = off)' },
+  // No flag default: giving either option without a positive limit is a startup error.
+  { name: 'prefill-queue-size', key: 'prefillQueueSize', kind: 'int', help: 'PD: requests that may wait for a prefill slot; 0 = reject at once [default: 100]' },
+  { name: 'prefill-queue-timeout-secs', key: 'prefillQueueTimeoutSecs', kind: 'int', help: 'PD: longest wait for a prefill slot [default: 60]' },
+  { name: 'pd-admission-wait-secs', key: 'pdAdmissionWaitSecs', kind: 'int', default: 30, help: 'PD: longest wait for room in a decode running window, shared across retries (0 = shed at once)' },
   // Routing
   { name: 'policy', key: 'policy', kind: 'enum', choices: POLICY_NAMES, default: 'cache_aware', help: 'Load-balancing policy' },
   { name: 'cache-threshold', key: 'cacheThreshold', kind: 'float', default: 0.3, help: 'cache_aware: matched-prefix ratio that counts as a hit (strictly greater)' },

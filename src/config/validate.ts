@@ -12,6 +12,14 @@ type Rule = (c: GatewayConfig) => string | undefined;
 /** Cross-field rules. Each returns a message naming the flags involved, or undefined. */
 const RULES: readonly Rule[] = [
   (c) =>
+    (c.prefillQueueSize !== undefined || c.prefillQueueTimeoutSecs !== undefined) && c.prefillMaxInflightRequestsPerWorker <= 0
+      ? '--prefill-queue-size and --prefill-queue-timeout-secs need a positive --prefill-max-inflight-requests-per-worker'
+      : undefined,
+  (c) =>
+    c.prefillMaxInflightRequestsPerWorker > 0 && !c.pdDisaggregation
+      ? '--prefill-max-inflight-requests-per-worker needs --pd-disaggregation (prefill admission is a PD feature)'
+      : undefined,
+  (c) =>
     !c.pdDisaggregation && (c.prefill.length > 0 || c.decode.length > 0)
       ? '--prefill and --decode need --pd-disaggregation'
       : undefined,

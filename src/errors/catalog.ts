@@ -17,6 +17,8 @@ export const ERROR_CATALOG = {
   method_not_allowed: 405,
   payload_too_large: 413,
   admission_queue_full: 429,
+  pd_prefill_queue_full: 429,
+  pd_prefill_queue_timeout: 429,
   // 5xx: the gateway could not get an answer
   internal_error: 500,
   upstream_connection_failed: 502,

@@ -183,6 +183,21 @@ export class GatewayMetrics {
     name: 'smg_pd_kv_transfer_failures_total', help: 'vLLM prefills that returned no usable kv_transfer_params', registers: [this.registry],
   });
 
+  // PD admission: per-prefill-worker slots (explicit buckets so `_bucket` series render)
+  readonly pdPrefillAdmissionInflight = new Gauge({
+    name: 'smg_pd_prefill_admission_inflight', help: 'Prefill admission slots held per prefill worker', labelNames: ['worker'], registers: [this.registry],
+  });
+  readonly pdPrefillAdmissionQueued = new Gauge({
+    name: 'smg_pd_prefill_admission_queued', help: 'Requests waiting for a prefill slot', registers: [this.registry],
+  });
+  readonly pdPrefillAdmissionWait = new Histogram({
+    name: 'smg_pd_prefill_admission_wait_seconds', help: 'Time a request waited for a prefill slot',
+    buckets: [0, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300], registers: [this.registry],
+  });
+  readonly pdPrefillAdmissionRejections = new Counter({
+    name: 'smg_pd_prefill_admission_rejections_total', help: 'Requests refused by prefill admission', labelNames: ['reason'], registers: [this.registry],
+  });
+
   /** Text exposition of the gateway's own families. */
   async render(): Promise<string> {
     return this.registry.metrics();

@@ -24,6 +24,8 @@ export interface LegHandle {
   readonly worker: Worker;
   readonly signal: AttemptSignal;
   readonly load: Lease;
+  /** Held for exactly as long as this leg runs (the prefill admission slot). */
+  readonly slot: Lease | undefined;
   readonly sentAt: number;
   readonly head: Promise<LegHead>;
 }
@@ -36,8 +38,9 @@ export function startLeg(
   body: Buffer,
   pools: UpstreamPools,
   timeoutMs: number,
-  path = ctx.path,
+  slot?: Lease,
 ): LegHandle {
+  const path = ctx.path;
   const load = worker.acquireLoad();
   const signal = new AttemptSignal(ctx.signal, timeoutMs);
   const sentAt = performance.now();
@@ -59,7 +62,7 @@ export function startLeg(
       return { ok: false, error: legTransportError(leg, kind, (err as Error).message), outcome: aborted ? 'neutral' : 'failure', aborted };
     }
   })();
-  return { leg, worker, signal, load, sentAt, head };
+  return { leg, worker, signal, load, slot, sentAt, head };
 }
 
 /** Ends a leg: stops its request if still running and releases its lease and timer. */
@@ -67,4 +70,5 @@ export function closeLeg(h: LegHandle, reason: string): void {
   h.signal.abort(new Error(reason));
   h.signal.dispose();
   h.load.release();
+  h.slot?.release();
 }

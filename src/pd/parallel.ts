@@ -6,6 +6,7 @@
  * off the request path: its outcome, bounded in time, still reaches its own breaker and the log.
  */
 import type { ServerResponse } from 'node:http';
+import type { Lease } from '../admission/lease.js';
 import type { Logger } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { AttemptResult } from '../routing/retry.js';
@@ -88,13 +89,13 @@ function retire(partner: LegHandle, cause: string, logger: Logger): void {
   });
 }
 
-export async function dispatchParallel(ctx: RequestContext, pair: Pair, res: ServerResponse, deps: PdDeps): Promise<AttemptResult> {
+export async function dispatchParallel(ctx: RequestContext, pair: Pair, res: ServerResponse, deps: PdDeps, slot?: Lease): Promise<AttemptResult> {
   const plan = planBootstrap(ctx.endpoint, ctx.body, pair.prefill.url, pair.prefill.bootstrapPort);
   const ranks = rankFields(pair);
   const prefillBody = serializeWithBootstrap(ctx.body, plan, ranks.prefill);
   const decodeBody = serializeWithBootstrap(ctx.body, plan, ranks.decode);
   // Both leases are taken in this synchronous step, right after selection.
-  const p = startLeg('prefill', pair.prefill, ctx, prefillBody, deps.pools, deps.requestTimeoutMs);
+  const p = startLeg('prefill', pair.prefill, ctx, prefillBody, deps.pools, deps.requestTimeoutMs, slot);
   const d = startLeg('decode', pair.decode, ctx, decodeBody, deps.pools, deps.requestTimeoutMs);
   const race = await firstFailureOrBoth(p, d);
 

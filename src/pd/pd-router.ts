@@ -9,7 +9,8 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { PolicyRegistry } from '../policies/registry.js';
 import { checkOverloadShed } from '../routing/overload-shed.js';
 import { selectInfoFor, type RequestContext } from '../routing/request-context.js';
-import { executeWithRetry, type RetryConfig } from '../routing/retry.js';
+import { executeWithRetry, type AttemptResult, type RetryConfig } from '../routing/retry.js';
+import type { PrefillAdmission, PrefillSlot } from '../admission/prefill-admission.js';
 import type { Router } from '../routing/router.js';
 import type { Random } from '../util/random.js';
 import type { WorkerRegistry } from '../workers/registry.js';
@@ -24,6 +25,8 @@ export interface PdRouterDeps extends PdDeps {
   random: Random;
   retry: RetryConfig;
   overloadRetryAfterSecs: number;
+  /** Per-prefill-worker slots with a FIFO queue (`--prefill-max-inflight-requests-per-worker`). */
+  prefillAdmission?: PrefillAdmission | undefined;
 }
 
 export class PdRouter implements Router {
@@ -31,7 +34,8 @@ export class PdRouter implements Router {
 
   constructor(private readonly deps: PdRouterDeps) {}
 
-  #pick(ctx: RequestContext, type: Extract<WorkerType, 'prefill' | 'decode'>): Worker {
+  /** The leg's candidates, or the SMG answer for why there are none (404 / 503 / overload shed). */
+  #candidates(ctx: RequestContext, type: Extract<WorkerType, 'prefill' | 'decode'>): Worker[] {
     const { registry, metrics } = this.deps;
     const candidates = registry.forModel(ctx.model, type);
     if (candidates.length === 0) {
@@ -42,17 +46,66 @@ export class PdRouter implements Router {
       throw new GatewayError(type === 'prefill' ? 'no_prefill_servers' : 'no_decode_servers', `No ${type} workers for model '${ctx.model}'`);
     }
     checkOverloadShed(candidates, ctx.model, this.deps.overloadRetryAfterSecs, metrics);
+    return candidates;
+  }
+
+  #pick(ctx: RequestContext, type: Extract<WorkerType, 'prefill' | 'decode'>, candidates: readonly Worker[]): Worker | undefined {
     const policies = type === 'prefill' ? this.deps.prefillPolicies : this.deps.decodePolicies;
     const policy = policies.forModel(ctx.model);
     const worker = policy.select(candidates, selectInfoFor(ctx, type));
-    if (!worker) throw new GatewayError('no_available_workers', `No available ${type} workers for model '${ctx.model}'`);
-    metrics.workerSelection.inc({ worker_type: type, connection_mode: 'http', model: ctx.model, policy: policy.name });
+    if (worker) this.deps.metrics.workerSelection.inc({ worker_type: type, connection_mode: 'http', model: ctx.model, policy: policy.name });
     return worker;
   }
 
-  /** Both legs are chosen before either is sent, so a failed choice takes nothing. */
-  selectPair(ctx: RequestContext): Pair {
-    return { prefill: this.#pick(ctx, 'prefill'), decode: this.#pick(ctx, 'decode') };
+  #pickOrThrow(ctx: RequestContext, type: Extract<WorkerType, 'prefill' | 'decode'>): Worker {
+    const worker = this.#pick(ctx, type, this.#candidates(ctx, type));
+    if (!worker) throw new GatewayError('no_available_workers', `No available ${type} workers for model '${ctx.model}'`);
+    return worker;
+  }
+
+  /**
+   * The prefill worker through admission: placed now or after a FIFO wait. Placement re-reads
+   * the candidates and runs the policy over the workers with room, all in one synchronous step.
+   * A strict `x-smg-target-worker` waits for exactly that worker.
+   */
+  async #admitPrefill(ctx: RequestContext, admission: PrefillAdmission): Promise<PrefillSlot> {
+    const first = this.#candidates(ctx, 'prefill');
+    // No healthy prefill worker at all keeps the old answer and is not queued.
+    if (!first.some((w) => w.isHealthy)) throw new GatewayError('no_available_workers', `No available prefill workers for model '${ctx.model}'`);
+    return admission.acquire((hasRoom) => {
+      const candidates = this.deps.registry.forModel(ctx.model, 'prefill');
+      if (ctx.targetWorker !== undefined) {
+        const target = candidates[ctx.targetWorker];
+        return target && hasRoom(target) ? this.#pick(ctx, 'prefill', candidates) : undefined;
+      }
+      return this.#pick(ctx, 'prefill', candidates.filter(hasRoom));
+    }, ctx.signal);
+  }
+
+  /** One attempt: the prefill (through admission when on), then the decode, then dispatch. */
+  async #attempt(ctx: RequestContext, res: ServerResponse): Promise<AttemptResult> {
+    const admission = this.deps.prefillAdmission;
+    let slot: PrefillSlot | undefined;
+    let pair: Pair;
+    try {
+      if (admission) slot = await this.#admitPrefill(ctx, admission);
+      const prefill = slot?.worker ?? this.#pickOrThrow(ctx, 'prefill');
+      // Decode load is taken only after the prefill slot is reserved.
+      pair = { prefill, decode: this.#pickOrThrow(ctx, 'decode') };
+    } catch (err) {
+      slot?.release();
+      if (ctx.signal.aborted) return { kind: 'done' };
+      if (err instanceof GatewayError) return err.retryable ? { kind: 'retry', reason: err.code, error: err } : { kind: 'fail', error: err };
+      throw err;
+    }
+    try {
+      return pair.prefill.runtime === 'vllm'
+        ? await dispatchSequential(ctx, pair, res, this.deps, slot)
+        : await dispatchParallel(ctx, pair, res, this.deps, slot);
+    } finally {
+      // Normally released when the prefill leg ends; this covers every other exit.
+      slot?.release();
+    }
   }
 
   async route(ctx: RequestContext, res: ServerResponse): Promise<void> {
@@ -61,18 +114,7 @@ export class PdRouter implements Router {
     metrics.routerRequests.inc({ ...labels, streaming: String(ctx.stream) });
     try {
       await executeWithRetry(
-        async () => {
-          let pair: Pair;
-          try {
-            pair = this.selectPair(ctx);
-          } catch (err) {
-            if (err instanceof GatewayError && err.retryable) return { kind: 'retry', reason: err.code, error: err };
-            throw err;
-          }
-          return pair.prefill.runtime === 'vllm'
-            ? dispatchSequential(ctx, pair, res, this.deps)
-            : dispatchParallel(ctx, pair, res, this.deps);
-        },
+        () => this.#attempt(ctx, res),
         this.deps.retry,
         this.deps.random,
         ctx.signal,

@@ -6,6 +6,7 @@
  * recorded against its own worker only; a leg never contacted records nothing.
  */
 import type { ServerResponse } from 'node:http';
+import type { Lease } from '../admission/lease.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { AttemptResult } from '../routing/retry.js';
 import type { RequestContext } from '../routing/request-context.js';
@@ -52,7 +53,7 @@ function harvestParams(text: string, plan: ConnectorPlan, transferId: string | u
   return { params: params as Record<string, unknown>, failure: undefined };
 }
 
-export async function dispatchSequential(ctx: RequestContext, pair: Pair, res: ServerResponse, deps: PdDeps): Promise<AttemptResult> {
+export async function dispatchSequential(ctx: RequestContext, pair: Pair, res: ServerResponse, deps: PdDeps, slot?: Lease): Promise<AttemptResult> {
   const { metrics, logger } = deps;
   const plan = connectorFor(pair.prefill);
   const relayPossible = samplingN(ctx.body) <= 1;
@@ -63,12 +64,14 @@ export async function dispatchSequential(ctx: RequestContext, pair: Pair, res: S
   let prefillAnsweredAt: number | undefined;
 
   const skip = shouldSkipPrefill({ relayPossible, hasEncodeLeg: false, hasMultimodalInput: hasMultimodalInput(ctx.endpoint, ctx.body), mode: plan.mode });
+  // Fan-out sends no prefill request, so it holds no prefill slot.
+  if (skip) slot?.release();
   if (!skip) {
     const transferId = plan.mode === 'mooncake' && plan.engineId ? mintTransferId() : undefined;
     const probe = sanitizePrefill(ctx.endpoint, ctx.body);
     if (relayPossible && plan.mode === 'nixl') probe.kv_transfer_params = { ...NIXL_PREFILL_PARAMS };
     if (relayPossible && transferId) probe.kv_transfer_params = mooncakePrefillParams(transferId);
-    const p = startLeg('prefill', pair.prefill, ctx, Buffer.from(JSON.stringify(withRank(probe, pair.prefill))), deps.pools, deps.requestTimeoutMs);
+    const p = startLeg('prefill', pair.prefill, ctx, Buffer.from(JSON.stringify(withRank(probe, pair.prefill))), deps.pools, deps.requestTimeoutMs, slot);
     const head = await p.head;
     if (!head.ok) return ctx.signal.aborted ? (closeLeg(p, 'client left'), { kind: 'done' }) : legFailure(p, head);
     let text: string;

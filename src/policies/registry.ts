@@ -70,6 +70,9 @@ function createBasePolicy(name: PolicyName, model: string, deps: PolicyDeps): Po
   }
 }
 
+/** Key of the policy shared by every model that no registered worker names. */
+const WILDCARD = '\u0000any-model';
+
 export class PolicyRegistry {
   readonly #byModel = new Map<string, Policy>();
 
@@ -82,12 +85,16 @@ export class PolicyRegistry {
     workers.on('removed', (w) => this.#onRemoved(w));
   }
 
-  /** The model's policy; a model seen first at request time gets the default. */
+  /**
+   * The model's policy. Models no worker announces (served by wildcard workers) share one
+   * policy, so client-chosen model names cannot grow policy state without bound.
+   */
   forModel(model: string): Policy {
-    let policy = this.#byModel.get(model);
+    const key = this.#byModel.has(model) || this.workers.all().some((w) => w.modelId === model) ? model : WILDCARD;
+    let policy = this.#byModel.get(key);
     if (!policy) {
-      policy = createPolicy(this.defaultPolicy, model, this.deps);
-      this.#byModel.set(model, policy);
+      policy = createPolicy(this.defaultPolicy, key, this.deps);
+      this.#byModel.set(key, policy);
     }
     return policy;
   }

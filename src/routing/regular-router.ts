@@ -48,7 +48,7 @@ export class RegularRouter implements Router {
     const candidates = registry.forModel(ctx.model, 'regular');
     if (candidates.length === 0) {
       if (registry.ofType('regular').length === 0) {
-        throw new GatewayError('no_available_workers', 'No workers are registered');
+        throw new GatewayError('no_available_workers', 'No workers are registered', { retryable: false });
       }
       throw new GatewayError('model_not_found', `No worker available for model '${ctx.model}'`);
     }
@@ -56,7 +56,9 @@ export class RegularRouter implements Router {
     const policy = policies.forModel(ctx.model);
     const worker = policy.select(candidates, selectInfoFor(ctx, 'single'));
     if (!worker) {
-      throw new GatewayError('no_available_workers', `No available workers for model '${ctx.model}'`);
+      // A strict x-smg-target-worker miss will not change on retry within the backoff window.
+      const strict = ctx.targetWorker !== undefined && policy.name === 'consistent_hashing';
+      throw new GatewayError('no_available_workers', `No available workers for model '${ctx.model}'`, { retryable: !strict });
     }
     metrics.workerSelection.inc({ worker_type: 'regular', connection_mode: 'http', model: ctx.model, policy: policy.name });
     return worker;

@@ -3,6 +3,7 @@
  * each other. Owns no sockets: `gateway.ts` listens and shuts down.
  */
 import { ConcurrencyLimiter } from '../admission/concurrency-limiter.js';
+import { PrefillAdmission } from '../admission/prefill-admission.js';
 import type { GatewayConfig } from '../config/schema.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { GatewayMetrics } from '../observability/metrics.js';
@@ -38,6 +39,7 @@ export interface Components {
   health: HealthChecker;
   loadMonitor: LoadMonitor | undefined;
   limiter: ConcurrencyLimiter | undefined;
+  prefillAdmission: PrefillAdmission | undefined;
 }
 
 export function retryConfigFrom(c: GatewayConfig): RetryConfig {
@@ -84,9 +86,17 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     requestTimeoutMs: config.requestTimeoutSecs * 1000,
     overloadRetryAfterSecs: config.loadMonitorInterval,
   };
+  const prefillAdmission = config.prefillMaxInflightRequestsPerWorker > 0
+    ? new PrefillAdmission({
+      limit: config.prefillMaxInflightRequestsPerWorker,
+      queueSize: config.prefillQueueSize ?? 100,
+      queueTimeoutMs: (config.prefillQueueTimeoutSecs ?? 60) * 1000,
+    }, registry, metrics, clock)
+    : undefined;
   const router: Router = config.pdDisaggregation
     ? new PdRouter({
       ...common,
+      prefillAdmission,
       prefillPolicies: new PolicyRegistry(config.prefillPolicy ?? config.policy, policyDeps, registry),
       decodePolicies: new PolicyRegistry(config.decodePolicy ?? config.policy, policyDeps, registry),
     })
@@ -129,5 +139,5 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
       refillPerSec: config.rateLimitTokensPerSecond,
     }, metrics, clock)
     : undefined;
-  return { logger, metrics, registry, pools, policies, router, workers, health, loadMonitor, limiter };
+  return { logger, metrics, registry, pools, policies, router, workers, health, loadMonitor, limiter, prefillAdmission };
 }

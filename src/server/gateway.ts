@@ -93,6 +93,7 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
     health.stopAll();
     loadMonitor?.stop();
     limiter?.close();
+    parts.prefillAdmission?.close();
     policies.close();
     front.server.close();
     front.server.closeIdleConnections();

@@ -30,9 +30,14 @@ export function parseLoadsJson(value: unknown): RankLoad[] | undefined {
     }));
 }
 
-/** Sums each gauge over its label sets (DP ranks, models) from Prometheus text. */
+/** Gauges that are ratios: averaged over label sets (DP ranks), not summed. */
+const RATIOS = new Set(['sglang:token_usage', 'sglang_token_usage', 'vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc',
+  'sglang:cache_hit_rate', 'sglang_cache_hit_rate', 'vllm:gpu_prefix_cache_hit_rate']);
+
+/** Each gauge over its label sets (DP ranks, models): counts summed, ratios averaged. */
 function gauges(text: string): Map<string, number> {
   const out = new Map<string, number>();
+  const seen = new Map<string, number>();
   for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('#')) continue;
     const brace = line.indexOf('{');
@@ -40,7 +45,13 @@ function gauges(text: string): Map<string, number> {
     if (space <= 0) continue;
     const name = line.slice(0, brace === -1 ? line.indexOf(' ') : brace);
     const value = Number(line.slice(space + 1));
-    if (Number.isFinite(value)) out.set(name, (out.get(name) ?? 0) + value);
+    if (!Number.isFinite(value)) continue;
+    out.set(name, (out.get(name) ?? 0) + value);
+    seen.set(name, (seen.get(name) ?? 0) + 1);
+  }
+  for (const name of RATIOS) {
+    const n = seen.get(name);
+    if (n !== undefined && n > 1) out.set(name, (out.get(name) ?? 0) / n);
   }
   return out;
 }

@@ -98,14 +98,16 @@ export class WorkerRegistry extends EventEmitter<RegistryEvents> {
     // The URL keeps its reserved id, so a worker re-added later is the same resource.
     // Requests still in flight keep their lease; they release into the detached worker object.
     worker.onLoadChange(undefined);
+    this.#refreshPoolSize();
+    // Listeners (policies, admission) clean up first; the per-worker series go last, so nothing
+    // writes a removed worker's series back into existence.
+    this.emit('removed', worker);
     for (const gauge of [this.metrics.workerRequestsActive, this.metrics.workerHealth, this.metrics.cbState,
       this.metrics.cbConsecutiveFailures, this.metrics.cbConsecutiveSuccesses, this.metrics.routingKeysActive,
       this.metrics.engineRunning, this.metrics.engineWaiting, this.metrics.engineTokenUsage,
       this.metrics.engineGenThroughput, this.metrics.engineCacheHitRate]) {
       gauge.remove({ worker: worker.key });
     }
-    this.#refreshPoolSize();
-    this.emit('removed', worker);
     return worker;
   }
 

@@ -29,6 +29,10 @@ const usageErrors: [string[], RegExp][] = [
   [['launch', '--model-alias', 'a=a'], /--model-alias/],
   [['launch', '--health-check-timeout-secs', '90'], /--health-check-timeout-secs \(90\) must not exceed --health-check-interval-secs/],
   [['frobnicate'], /unknown command 'frobnicate'/],
+  [['launch', '--pd-disaggregation', '--prefill-queue-size', '5'], /need a positive --prefill-max-inflight-requests-per-worker/],
+  [['launch', '--pd-disaggregation', '--prefill-queue-timeout-secs', '5', '--prefill-max-inflight-requests-per-worker', '-1'], /need a positive/],
+  [['launch', '--prefill-max-inflight-requests-per-worker', '4'], /needs --pd-disaggregation/],
+  [['launch', '--prefill', 'http://p:1'], /need --pd-disaggregation/],
 ];
 
 for (const [args, message] of usageErrors) {

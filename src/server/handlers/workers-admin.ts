@@ -34,6 +34,7 @@ export function workerInfo(w: Worker, app: AppContext): Record<string, unknown> 
     priority: w.priority,
     cost: w.cost,
     bootstrap_port: w.bootstrapPort ?? null,
+    ...(w.dpRank === undefined ? {} : { dp_rank: w.dpRank, dp_size: w.dpSize, routed_worker_id: w.key }),
     is_healthy: w.isHealthy,
     status: w.status,
     load: w.load,

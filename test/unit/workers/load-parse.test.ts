@@ -17,3 +17,9 @@ test('falls back to SGLang and vLLM gauges, summed over label sets', () => {
   assert.deepEqual([vllm?.[0]?.runningReqs, vllm?.[0]?.waitingReqs, vllm?.[0]?.tokenUsage], [7, 1, 0.8]);
   assert.equal(parseLoadsMetrics('process_cpu_seconds_total 1\n'), undefined);
 });
+
+test('ratio gauges are averaged over DP ranks, not summed', () => {
+  const r = parseLoadsMetrics('sglang:num_running_reqs{dp="0"} 1\nsglang:num_running_reqs{dp="1"} 1\nsglang:token_usage{dp="0"} 0.8\nsglang:token_usage{dp="1"} 0.6\n');
+  assert.equal(r?.[0]?.runningReqs, 2);
+  assert.ok(Math.abs((r?.[0]?.tokenUsage ?? 0) - 0.7) < 1e-9);
+});
