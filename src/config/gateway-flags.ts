@@ -37,6 +37,7 @@ export const GATEWAY_FLAGS: readonly FlagSpec[] = [
   // No flag default: giving either option without a positive limit is a startup error.
   { name: 'prefill-queue-size', key: 'prefillQueueSize', kind: 'int', help: 'PD: requests that may wait for a prefill slot; 0 = reject at once [default: 100]' },
   { name: 'prefill-queue-timeout-secs', key: 'prefillQueueTimeoutSecs', kind: 'int', help: 'PD: longest wait for a prefill slot [default: 60]' },
+  { name: 'disable-pd-decode-admission', key: 'disablePdDecodeAdmission', kind: 'bool', default: false, help: 'PD: do not gate requests by the decode running window (Switchyard-only; for A/B comparisons)' },
   { name: 'pd-admission-wait-secs', key: 'pdAdmissionWaitSecs', kind: 'int', default: 30, help: 'PD: longest wait for room in a decode running window, shared across retries (0 = shed at once)' },
   // Routing
   { name: 'policy', key: 'policy', kind: 'enum', choices: POLICY_NAMES, default: 'cache_aware', help: 'Load-balancing policy' },

@@ -33,6 +33,7 @@ export const gatewayConfigSchema = z.object({
   prefillQueueSize: nonNegativeInt.optional(),
   prefillQueueTimeoutSecs: positiveInt.optional(),
   pdAdmissionWaitSecs: nonNegativeInt,
+  disablePdDecodeAdmission: z.boolean(),
   decodePolicy: z.enum(POLICY_NAMES).optional(),
   policy: z.enum(POLICY_NAMES),
   cacheThreshold: z.number().min(0).max(1),

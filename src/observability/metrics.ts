@@ -198,6 +198,18 @@ export class GatewayMetrics {
     name: 'smg_pd_prefill_admission_rejections_total', help: 'Requests refused by prefill admission', labelNames: ['reason'], registers: [this.registry],
   });
 
+  // PD admission: decode running-window claims (never counted as overload sheds)
+  readonly pdAdmissionWaits = new Counter({
+    name: 'smg_pd_admission_waits_total', help: 'PD requests that waited for room in a decode running window', registers: [this.registry],
+  });
+  readonly pdAdmissionSheds = new Counter({
+    name: 'smg_pd_admission_sheds_total', help: 'PD requests shed because a decode window stayed full for the wait budget',
+    labelNames: ['reason'], registers: [this.registry],
+  });
+  readonly pdAdmissionClaimedRooms = new Gauge({
+    name: 'smg_pd_admission_claimed_rooms', help: 'Bootstrap rooms claimed on each decode worker', labelNames: ['worker'], registers: [this.registry],
+  });
+
   /** Text exposition of the gateway's own families. */
   async render(): Promise<string> {
     return this.registry.metrics();

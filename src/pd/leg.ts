@@ -24,7 +24,7 @@ export interface LegHandle {
   readonly worker: Worker;
   readonly signal: AttemptSignal;
   readonly load: Lease;
-  /** Held for exactly as long as this leg runs (the prefill admission slot). */
+  /** Held for exactly as long as this leg runs: the prefill admission slot, or the decode room claim. */
   readonly slot: Lease | undefined;
   readonly sentAt: number;
   readonly head: Promise<LegHead>;

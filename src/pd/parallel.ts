@@ -89,14 +89,14 @@ function retire(partner: LegHandle, cause: string, logger: Logger): void {
   });
 }
 
-export async function dispatchParallel(ctx: RequestContext, pair: Pair, res: ServerResponse, deps: PdDeps, slot?: Lease): Promise<AttemptResult> {
+export async function dispatchParallel(ctx: RequestContext, pair: Pair, res: ServerResponse, deps: PdDeps, slot?: Lease, claim?: Lease): Promise<AttemptResult> {
   const plan = planBootstrap(ctx.endpoint, ctx.body, pair.prefill.url, pair.prefill.bootstrapPort);
   const ranks = rankFields(pair);
   const prefillBody = serializeWithBootstrap(ctx.body, plan, ranks.prefill);
   const decodeBody = serializeWithBootstrap(ctx.body, plan, ranks.decode);
   // Both leases are taken in this synchronous step, right after selection.
   const p = startLeg('prefill', pair.prefill, ctx, prefillBody, deps.pools, deps.requestTimeoutMs, slot);
-  const d = startLeg('decode', pair.decode, ctx, decodeBody, deps.pools, deps.requestTimeoutMs);
+  const d = startLeg('decode', pair.decode, ctx, decodeBody, deps.pools, deps.requestTimeoutMs, claim);
   const race = await firstFailureOrBoth(p, d);
 
   if (race.kind === 'failed') {

@@ -11,6 +11,9 @@ import { checkOverloadShed } from '../routing/overload-shed.js';
 import { selectInfoFor, type RequestContext } from '../routing/request-context.js';
 import { executeWithRetry, type AttemptResult, type RetryConfig } from '../routing/retry.js';
 import type { PrefillAdmission, PrefillSlot } from '../admission/prefill-admission.js';
+import type { DecodeAdmission, DecodeClaim, WaitBudget } from '../admission/decode-admission.js';
+import { batchSize } from './bootstrap.js';
+import { samplingN } from './sanitize.js';
 import type { Router } from '../routing/router.js';
 import type { Random } from '../util/random.js';
 import type { WorkerRegistry } from '../workers/registry.js';
@@ -27,6 +30,8 @@ export interface PdRouterDeps extends PdDeps {
   overloadRetryAfterSecs: number;
   /** Per-prefill-worker slots with a FIFO queue (`--prefill-max-inflight-requests-per-worker`). */
   prefillAdmission?: PrefillAdmission | undefined;
+  /** Room claims against each decode worker's running window. */
+  decodeAdmission?: DecodeAdmission | undefined;
 }
 
 export class PdRouter implements Router {
@@ -82,17 +87,30 @@ export class PdRouter implements Router {
     }, ctx.signal);
   }
 
-  /** One attempt: the prefill (through admission when on), then the decode, then dispatch. */
-  async #attempt(ctx: RequestContext, res: ServerResponse): Promise<AttemptResult> {
-    const admission = this.deps.prefillAdmission;
+  /**
+   * One attempt. Order matters: the decode worker is chosen and its rooms claimed first (the
+   * decode gate runs before any other scarce resource is taken), then the prefill slot, then
+   * the legs' load leases. A failure at any step releases what the earlier steps took.
+   */
+  async #attempt(ctx: RequestContext, res: ServerResponse, budget: WaitBudget | undefined): Promise<AttemptResult> {
+    const { prefillAdmission, decodeAdmission } = this.deps;
+    let claim: DecodeClaim | undefined;
     let slot: PrefillSlot | undefined;
     let pair: Pair;
     try {
-      if (admission) slot = await this.#admitPrefill(ctx, admission);
-      const prefill = slot?.worker ?? this.#pickOrThrow(ctx, 'prefill');
-      // Decode load is taken only after the prefill slot is reserved.
-      pair = { prefill, decode: this.#pickOrThrow(ctx, 'decode') };
+      const decode = this.#pickOrThrow(ctx, 'decode');
+      if (decodeAdmission) {
+        claim = await decodeAdmission.claim(decode, roomsFor(ctx), { budget, signal: ctx.signal });
+        if (claim.granted < claim.requested) {
+          throw new GatewayError('invalid_body',
+            `This request needs ${claim.requested} decode rooms but the decode running window is ${claim.granted}; send at most ${claim.granted} items or samples per request`,
+            { retryable: false });
+        }
+      }
+      if (prefillAdmission) slot = await this.#admitPrefill(ctx, prefillAdmission);
+      pair = { prefill: slot?.worker ?? this.#pickOrThrow(ctx, 'prefill'), decode };
     } catch (err) {
+      claim?.release();
       slot?.release();
       if (ctx.signal.aborted) return { kind: 'done' };
       if (err instanceof GatewayError) return err.retryable ? { kind: 'retry', reason: err.code, error: err } : { kind: 'fail', error: err };
@@ -100,11 +118,12 @@ export class PdRouter implements Router {
     }
     try {
       return pair.prefill.runtime === 'vllm'
-        ? await dispatchSequential(ctx, pair, res, this.deps, slot)
-        : await dispatchParallel(ctx, pair, res, this.deps, slot);
+        ? await dispatchSequential(ctx, pair, res, this.deps, slot, claim)
+        : await dispatchParallel(ctx, pair, res, this.deps, slot, claim);
     } finally {
-      // Normally released when the prefill leg ends; this covers every other exit.
+      // Normally released when their legs end; this covers every other exit.
       slot?.release();
+      claim?.release();
     }
   }
 
@@ -112,9 +131,11 @@ export class PdRouter implements Router {
     const { metrics } = this.deps;
     const labels = { router_type: this.type, backend_type: 'pd', connection_mode: 'http', model: ctx.model, endpoint: ctx.endpoint };
     metrics.routerRequests.inc({ ...labels, streaming: String(ctx.stream) });
+    // One wait budget per client request, shared by every attempt: retries never multiply it.
+    const budget = this.deps.decodeAdmission?.newBudget();
     try {
       await executeWithRetry(
-        () => this.#attempt(ctx, res),
+        () => this.#attempt(ctx, res, budget),
         this.deps.retry,
         this.deps.random,
         ctx.signal,
@@ -133,4 +154,9 @@ export class PdRouter implements Router {
       metrics.routerDuration.observe(labels, (performance.now() - ctx.startTime) / 1000);
     }
   }
+}
+
+/** Decode sequences a request will run: one per batch item, or one per sample (`n`). */
+function roomsFor(ctx: RequestContext): number {
+  return batchSize(ctx.endpoint, ctx.body) ?? samplingN(ctx.body);
 }

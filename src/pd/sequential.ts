@@ -53,7 +53,7 @@ function harvestParams(text: string, plan: ConnectorPlan, transferId: string | u
   return { params: params as Record<string, unknown>, failure: undefined };
 }
 
-export async function dispatchSequential(ctx: RequestContext, pair: Pair, res: ServerResponse, deps: PdDeps, slot?: Lease): Promise<AttemptResult> {
+export async function dispatchSequential(ctx: RequestContext, pair: Pair, res: ServerResponse, deps: PdDeps, slot?: Lease, claim?: Lease): Promise<AttemptResult> {
   const { metrics, logger } = deps;
   const plan = connectorFor(pair.prefill);
   const relayPossible = samplingN(ctx.body) <= 1;
@@ -99,7 +99,7 @@ export async function dispatchSequential(ctx: RequestContext, pair: Pair, res: S
   }
 
   // The decode lease is taken only now, after the prefill leg is done with its own.
-  const d = startLeg('decode', pair.decode, ctx, Buffer.from(JSON.stringify(withRank(decodeBody, pair.decode))), deps.pools, deps.requestTimeoutMs);
+  const d = startLeg('decode', pair.decode, ctx, Buffer.from(JSON.stringify(withRank(decodeBody, pair.decode))), deps.pools, deps.requestTimeoutMs, claim);
   const head = await d.head;
   if (!head.ok) return ctx.signal.aborted ? (closeLeg(d, 'client left'), { kind: 'done' }) : legFailure(d, head);
   metrics.pdTtft.observe(labels, (performance.now() - started) / 1000);

@@ -4,6 +4,7 @@
  */
 import { ConcurrencyLimiter } from '../admission/concurrency-limiter.js';
 import { PrefillAdmission } from '../admission/prefill-admission.js';
+import { DecodeAdmission } from '../admission/decode-admission.js';
 import type { GatewayConfig } from '../config/schema.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { GatewayMetrics } from '../observability/metrics.js';
@@ -40,6 +41,7 @@ export interface Components {
   loadMonitor: LoadMonitor | undefined;
   limiter: ConcurrencyLimiter | undefined;
   prefillAdmission: PrefillAdmission | undefined;
+  decodeAdmission: DecodeAdmission | undefined;
 }
 
 export function retryConfigFrom(c: GatewayConfig): RetryConfig {
@@ -93,10 +95,24 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
       queueTimeoutMs: (config.prefillQueueTimeoutSecs ?? 60) * 1000,
     }, registry, metrics, clock)
     : undefined;
+  const decodeAdmission = config.pdDisaggregation && !config.disablePdDecodeAdmission
+    ? new DecodeAdmission({
+      waitSecs: config.pdAdmissionWaitSecs,
+      clock,
+      hooks: {
+        onWait: () => metrics.pdAdmissionWaits.inc(),
+        onShed: (_worker, reason) => metrics.pdAdmissionSheds.inc({ reason }),
+        onClaimedChange: (worker, claimed) => metrics.pdAdmissionClaimedRooms.set({ worker }, claimed),
+        onWorkerGone: (worker) => metrics.pdAdmissionClaimedRooms.remove({ worker }),
+      },
+    })
+    : undefined;
+  decodeAdmission?.attach(registry);
   const router: Router = config.pdDisaggregation
     ? new PdRouter({
       ...common,
       prefillAdmission,
+      decodeAdmission,
       prefillPolicies: new PolicyRegistry(config.prefillPolicy ?? config.policy, policyDeps, registry),
       decodePolicies: new PolicyRegistry(config.decodePolicy ?? config.policy, policyDeps, registry),
     })
@@ -139,5 +155,5 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
       refillPerSec: config.rateLimitTokensPerSecond,
     }, metrics, clock)
     : undefined;
-  return { logger, metrics, registry, pools, policies, router, workers, health, loadMonitor, limiter, prefillAdmission };
+  return { logger, metrics, registry, pools, policies, router, workers, health, loadMonitor, limiter, prefillAdmission, decodeAdmission };
 }
