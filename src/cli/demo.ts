@@ -7,15 +7,16 @@ import { formatHelp, parseFlags, UsageError, type FlagSpec } from './flag-parser
 import { untilSignal } from './launch.js';
 import { GATEWAY_FLAGS } from '../config/gateway-flags.js';
 import { buildConfig } from '../config/validate.js';
-import { startGateway } from '../server/gateway.js';
-import { startSimFleet, type SimRuntime } from '../sim/index.js';
+import { startGateway, type Gateway } from '../server/gateway.js';
+import { simDemoFleetSpec, startSimFleetFromSpec, type SimRuntime } from '../sim/index.js';
 
 const DEMO_FLAGS: readonly FlagSpec[] = [
   { name: 'host', key: 'host', kind: 'string', default: '127.0.0.1', help: 'Gateway bind address' },
   { name: 'port', key: 'port', kind: 'int', default: 30000, help: 'Gateway port (0 = ephemeral)' },
   { name: 'prometheus-port', key: 'prometheusPort', kind: 'int', default: 29000, help: 'Metrics port (0 = ephemeral)' },
-  { name: 'workers', key: 'workers', kind: 'int', default: 3, help: 'Simulated regular workers' },
-  { name: 'runtime', key: 'runtime', kind: 'enum', choices: ['sglang', 'vllm', 'tokenspeed'], default: 'sglang', help: 'Simulated engine' },
+  { name: 'shape', key: 'shape', kind: 'enum', choices: ['mixed', 'regular', 'pd'], default: 'mixed', help: 'Fleet: mixed = regular + PD workers behind one --enable-igw gateway' },
+  { name: 'workers', key: 'workers', kind: 'int', default: 2, help: 'Simulated regular workers (shapes mixed, regular)' },
+  { name: 'runtime', key: 'runtime', kind: 'enum', choices: ['sglang', 'tokenspeed'], default: 'sglang', help: 'Simulated engine (SGLang-style bootstrap PD)' },
   { name: 'model', key: 'model', kind: 'string', default: 'sim-model', help: 'Model the workers serve' },
   { name: 'policy', key: 'policy', kind: 'enum', choices: GATEWAY_FLAGS.find((f) => f.name === 'policy')?.choices ?? [], default: 'round_robin', help: 'Load-balancing policy' },
   { name: 'log-level', key: 'logLevel', kind: 'enum', choices: ['debug', 'info', 'warn', 'error'], default: 'info', help: 'Log level' },
@@ -36,30 +37,48 @@ async function waitReady(url: string, timeoutMs: number): Promise<boolean> {
   return false;
 }
 
+async function allRegistered(gateway: Gateway, n: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (gateway.app.registry.all().filter((w) => w.isHealthy).length < n) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return true;
+}
+
 export async function runDemo(argv: readonly string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(DEMO_HELP);
     return 0;
   }
   const flags = parseFlags(argv, DEMO_FLAGS);
-  const runtime = flags.runtime as SimRuntime;
+  const runtime = flags.runtime as Exclude<SimRuntime, 'vllm'>;
   const model = flags.model as string;
-  const count = Number(flags.workers);
-  if (count < 1 || count > 64) throw new UsageError(`--workers must be between 1 and 64, got ${count}`);
+  const shape = flags.shape as 'mixed' | 'regular' | 'pd';
+  const count = shape === 'pd' ? 0 : Number(flags.workers);
+  if (shape !== 'pd' && (count < 1 || count > 64)) throw new UsageError(`--workers must be between 1 and 64, got ${count}`);
+  const modeFlags = shape === 'mixed' ? ['--enable-igw'] : shape === 'pd' ? ['--pd-disaggregation'] : [];
   // Validate the gateway's flags before any worker starts, so a bad flag fails fast.
   const base = buildConfig(parseFlags([
     '--host', String(flags.host), '--port', String(flags.port), '--prometheus-host', String(flags.host),
     '--prometheus-port', String(flags.prometheusPort), '--policy', String(flags.policy), '--log-level', String(flags.logLevel),
     '--health-check-interval-secs', '10', '--worker-startup-check-interval', '1', '--drain-settle-secs', '0',
-    '--shutdown-grace-period-secs', '5',
+    '--shutdown-grace-period-secs', '5', ...modeFlags,
   ], GATEWAY_FLAGS));
-  const fleet = await startSimFleet(count, { runtime, model, ttftMs: 40, itlMs: 15, outputTokens: 24 });
-  const gateway = await startGateway({ ...base, workerUrls: fleet.map((w) => w.url) });
+  // SGLang-style engines on the realistic model (continuous batching, prefix cache, PD rooms).
+  const sim = await startSimFleetFromSpec(simDemoFleetSpec({ model, runtime, regular: count, prefill: shape === 'regular' ? 0 : 1, decode: shape === 'regular' ? 0 : 1 }));
+  const fleet = sim.workers;
+  const gateway = await startGateway({
+    ...base,
+    workerUrls: sim.byRole('regular').map((w) => w.url),
+    prefill: sim.byRole('prefill').map((w) => ({ url: w.url, bootstrapPort: w.bootstrapPort ?? null })),
+    decode: sim.byRole('decode').map((w) => w.url),
+  });
   const stop = async (): Promise<void> => {
     await gateway.shutdown();
-    await Promise.all(fleet.map((w) => w.close()));
+    await sim.close();
   };
-  if (!(await waitReady(gateway.url, 15_000))) {
+  if (!(await waitReady(gateway.url, 15_000)) || !(await allRegistered(gateway, fleet.length, 15_000))) {
     process.stderr.write('switchyard demo: workers did not become ready\n');
     await stop();
     return 1;
@@ -69,8 +88,8 @@ export async function runDemo(argv: readonly string[]): Promise<number> {
   const reply = (await res.body.json()) as { choices?: { message?: { content?: string } }[] };
   const worker = String(res.headers['x-smg-routed-worker-id'] ?? '?');
   const out = process.stdout;
-  out.write(`\nSwitchyard demo: gateway ${gateway.url} in front of ${fleet.length} simulated ${runtime} workers\n`);
-  for (const w of fleet) out.write(`  worker ${w.url}\n`);
+  out.write(`\nSwitchyard demo: gateway ${gateway.url} in front of ${fleet.length} simulated ${runtime} workers (${shape})\n`);
+  for (const w of fleet) out.write(`  ${w.role.padEnd(7)} ${w.url}\n`);
   out.write(`  metrics ${gateway.metricsUrl}\n\n`);
   out.write(`First request answered ${res.statusCode} by ${worker}: ${JSON.stringify(reply.choices?.[0]?.message?.content ?? reply)}\n\n`);
   out.write('Try:\n');

@@ -4,6 +4,7 @@
  */
 import type { FlagSpec } from '../cli/flag-parser.js';
 import { ASSIGNMENT_MODES, POLICY_NAMES } from '../policies/names.js';
+import { PD_WEIGHT_MODES } from '../routing/router-weights.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
@@ -30,6 +31,8 @@ export const GATEWAY_FLAGS: readonly FlagSpec[] = [
   // Prefill/decode disaggregation
   { name: 'pd-disaggregation', key: 'pdDisaggregation', kind: 'bool', default: false, help: 'Prefill/decode disaggregated mode' },
   { name: 'prefill', key: 'prefill', kind: 'list', default: [], metavar: '<url> [bootstrap_port|none]', help: 'Prefill worker with optional bootstrap port (repeatable)', consume: consumePrefill },
+  { name: 'enable-igw', key: 'enableIgw', kind: 'bool', default: false, help: 'Multi-model mode: regular and PD routers at once, chosen per request by available workers' },
+  { name: 'pd-weight-mode', key: 'pdWeightMode', kind: 'enum', choices: PD_WEIGHT_MODES, default: 'paired', help: 'IGW PD weight: paired = 2*min(P,D), sum = P+D (SMG)' },
   { name: 'decode', key: 'decode', kind: 'list', default: [], metavar: '<url...>', help: 'Decode workers (repeatable)' },
   { name: 'prefill-policy', key: 'prefillPolicy', kind: 'enum', choices: POLICY_NAMES, help: 'Policy for the prefill leg (default: --policy)' },
   { name: 'decode-policy', key: 'decodePolicy', kind: 'enum', choices: POLICY_NAMES, help: 'Policy for the decode leg (default: --policy)' },

@@ -2,6 +2,7 @@
  * The gateway configuration schema. Flag parsing produces a raw object; this schema types it
  * and checks every single-field range. Cross-field rules live in `validate.ts`.
  */
+import { PD_WEIGHT_MODES } from '../routing/router-weights.js';
 import { z } from 'zod';
 import { ASSIGNMENT_MODES, POLICY_NAMES } from '../policies/names.js';
 import { LOG_LEVELS } from './gateway-flags.js';
@@ -26,6 +27,8 @@ export const gatewayConfigSchema = z.object({
   port,
   workerUrls: z.array(workerUrl),
   pdDisaggregation: z.boolean(),
+  enableIgw: z.boolean(),
+  pdWeightMode: z.enum(PD_WEIGHT_MODES),
   prefill: z.array(z.object({ url: workerUrl, bootstrapPort: z.number().int().min(0).max(65535).nullable() })),
   decode: z.array(workerUrl),
   prefillPolicy: z.enum(POLICY_NAMES).optional(),

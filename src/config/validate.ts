@@ -16,20 +16,20 @@ const RULES: readonly Rule[] = [
       ? '--prefill-queue-size and --prefill-queue-timeout-secs need a positive --prefill-max-inflight-requests-per-worker'
       : undefined,
   (c) =>
-    c.prefillMaxInflightRequestsPerWorker > 0 && !c.pdDisaggregation
+    c.prefillMaxInflightRequestsPerWorker > 0 && !c.pdDisaggregation && !c.enableIgw
       ? '--prefill-max-inflight-requests-per-worker needs --pd-disaggregation (prefill admission is a PD feature)'
       : undefined,
   (c) =>
-    !c.pdDisaggregation && (c.prefill.length > 0 || c.decode.length > 0)
-      ? '--prefill and --decode need --pd-disaggregation'
+    !c.pdDisaggregation && !c.enableIgw && (c.prefill.length > 0 || c.decode.length > 0)
+      ? '--prefill and --decode need --pd-disaggregation or --enable-igw'
       : undefined,
   (c) =>
-    c.pdDisaggregation && c.workerUrls.length > 0
+    c.pdDisaggregation && !c.enableIgw && c.workerUrls.length > 0
       ? '--worker-urls is for regular mode; with --pd-disaggregation use --prefill and --decode'
       : undefined,
   (c) =>
-    !c.pdDisaggregation && (c.prefillPolicy !== undefined || c.decodePolicy !== undefined)
-      ? '--prefill-policy and --decode-policy need --pd-disaggregation'
+    !c.pdDisaggregation && !c.enableIgw && (c.prefillPolicy !== undefined || c.decodePolicy !== undefined)
+      ? '--prefill-policy and --decode-policy need --pd-disaggregation or --enable-igw'
       : undefined,
   (c) =>
     c.healthCheckTimeoutSecs > c.healthCheckIntervalSecs && !c.disableHealthCheck

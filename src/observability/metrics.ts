@@ -54,6 +54,19 @@ export class GatewayMetrics {
     labelNames: ['router_type', 'backend_type', 'model', 'endpoint'], buckets: DURATION_BUCKETS, registers: [this.registry],
   });
 
+  /** IGW: which router each request went to. */
+  readonly routerSelection = new Counter({
+    name: 'smg_router_selection_total', help: 'IGW router choices, by chosen router type and model',
+    labelNames: ['router_type', 'model'], registers: [this.registry],
+  });
+  /** IGW: set by the router manager so the weights are fresh at every scrape. */
+  refreshRouterWeights: (() => void) | undefined;
+  readonly routerWeight = new Gauge({
+    name: 'smg_router_weight', help: 'Current IGW router weight per model (available capacity behind each router)',
+    labelNames: ['model', 'router_type'], registers: [this.registry],
+    collect: () => this.refreshRouterWeights?.(),
+  });
+
   // Layer 3: workers
   readonly workerRequestsActive = new Gauge({
     name: 'smg_worker_requests_active', help: 'In-flight requests per worker (load leases held)',

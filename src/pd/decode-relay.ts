@@ -6,6 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { GatewayError } from '../errors/gateway-error.js';
 import { sendJson } from '../errors/respond.js';
 import type { RequestContext } from '../routing/request-context.js';
 import { midStreamGatewayError } from '../upstream/errors.js';
@@ -27,23 +28,54 @@ export interface DecodeRelayInput {
   labels: { backend_type: string; model: string; runtime: string };
 }
 
-/** Reads the prefill body to its end, then records the leg and frees its lease. */
-function drainPrefill(input: DecodeRelayInput, keepText: boolean): Promise<string | undefined> {
-  const { prefill, prefillResponse, deps, labels } = input;
+/**
+ * Whether a prefill body that came with a 2xx head reports a failure inside it. A streamed
+ * prefill sends its head before the rendezvous, so a room that expires shows up only as an
+ * error event in the body.
+ */
+export function prefillBodyFailed(text: string): boolean {
+  for (const part of text.split('\n\n')) {
+    const line = part.trim();
+    const payload = line.startsWith('data:') ? line.slice(5).trim() : line;
+    if (!payload.startsWith('{')) continue;
+    try {
+      const doc = JSON.parse(payload) as { error?: unknown; meta_info?: { finish_reason?: { type?: unknown } } };
+      if (doc.error !== undefined && doc.error !== null) return true;
+      if (doc.meta_info?.finish_reason?.type === 'abort') return true;
+    } catch {
+      // not JSON: not an error event
+    }
+  }
+  return false;
+}
+
+/**
+ * Reads the prefill body (one token: small) to its end, then records the leg and frees its
+ * lease. A prefill that fails inside its body fails the pair fast: the decode leg is aborted at
+ * once, instead of waiting out its own transfer deadline for KV that will never come.
+ */
+function drainPrefill(input: DecodeRelayInput): Promise<string | undefined> {
+  const { prefill, prefillResponse, deps, labels, decode, ctx } = input;
   if (!prefill || !prefillResponse) return Promise.resolve(undefined);
-  const read = keepText ? readBodyText(prefillResponse.body) : prefillResponse.body.dump({ limit: Number.MAX_SAFE_INTEGER }).then(() => undefined);
-  return read.then(
+  const fail = (reason: string): void => {
+    if (ctx.signal.aborted) return;
+    prefill.worker.circuit.record('failure');
+    deps.metrics.pdBootstrapFailures.inc();
+    deps.logger.warn({ worker: prefill.worker.url, requestId: ctx.requestId, reason }, 'prefill failed after its head; aborting the decode leg');
+    decode.signal.abort(new Error(`prefill failed: ${reason}`));
+  };
+  return readBodyText(prefillResponse.body).then(
     (text) => {
-      prefill.worker.circuit.record('success');
-      deps.metrics.pdPrefillDuration.observe(labels, (performance.now() - prefill.sentAt) / 1000);
+      if (prefillBodyFailed(text)) fail('error in the prefill body');
+      else {
+        prefill.worker.circuit.record('success');
+        deps.metrics.pdPrefillDuration.observe(labels, (performance.now() - prefill.sentAt) / 1000);
+      }
       closeLeg(prefill, 'prefill done');
       return text;
     },
     (err: unknown) => {
-      if (!input.ctx.signal.aborted) {
-        prefill.worker.circuit.record('failure');
-        deps.logger.warn({ worker: prefill.worker.url, requestId: input.ctx.requestId, err: String(err) }, 'prefill body failed after its head');
-      }
+      fail(String(err));
       closeLeg(prefill, 'prefill failed');
       return undefined;
     },
@@ -53,11 +85,14 @@ function drainPrefill(input: DecodeRelayInput, keepText: boolean): Promise<strin
 export async function relayDecode(input: DecodeRelayInput): Promise<void> {
   const { ctx, res, decode, decodeResponse, deps } = input;
   const merge = input.prefill !== undefined && wantsLogprobs(ctx.body);
-  const prefillText = drainPrefill(input, merge);
+  const prefillText = drainPrefill(input);
   const headers: Record<string, string> = { 'x-request-id': ctx.requestId, 'x-smg-routed-worker-id': decode.worker.key };
   // Not an SMG header: names the prefill side of the pair, for debugging PD placement.
   if (input.prefill) headers['x-smg-prefill-worker-id'] = input.prefill.worker.key;
-  const midStreamError = (cause: unknown) => midStreamGatewayError(cause, decode.worker.url);
+  const midStreamError = (cause: unknown): GatewayError =>
+    decode.signal.signal.aborted && !ctx.signal.aborted && !decode.signal.deadlinePassed
+      ? new GatewayError('prefill_error', `The prefill leg failed after the stream started: ${String((decode.signal.signal.reason as Error | undefined)?.message ?? cause)}`, { status: 502 })
+      : midStreamGatewayError(cause, decode.worker.url);
   let outcome: RelayOutcome;
   try {
     if (!merge) {

@@ -13,6 +13,7 @@ import { PolicyRegistry } from '../policies/registry.js';
 import { RegularRouter } from '../routing/regular-router.js';
 import type { RetryConfig } from '../routing/retry.js';
 import type { Router } from '../routing/router.js';
+import { RouterManager } from '../routing/router-manager.js';
 import { PdRouter } from '../pd/pd-router.js';
 import { UpstreamPools } from '../upstream/pools.js';
 import { systemClock, type Clock } from '../util/clock.js';
@@ -95,7 +96,8 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
       queueTimeoutMs: (config.prefillQueueTimeoutSecs ?? 60) * 1000,
     }, registry, metrics, clock)
     : undefined;
-  const decodeAdmission = config.pdDisaggregation && !config.disablePdDecodeAdmission
+  const pdCapable = config.pdDisaggregation || config.enableIgw;
+  const decodeAdmission = pdCapable && !config.disablePdDecodeAdmission
     ? new DecodeAdmission({
       waitSecs: config.pdAdmissionWaitSecs,
       clock,
@@ -108,15 +110,29 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     })
     : undefined;
   decodeAdmission?.attach(registry);
-  const router: Router = config.pdDisaggregation
-    ? new PdRouter({
-      ...common,
-      prefillAdmission,
-      decodeAdmission,
-      prefillPolicies: new PolicyRegistry(config.prefillPolicy ?? config.policy, policyDeps, registry),
-      decodePolicies: new PolicyRegistry(config.decodePolicy ?? config.policy, policyDeps, registry),
-    })
-    : new RegularRouter({ ...common, policies });
+  const makePd = (): PdRouter => new PdRouter({
+    ...common,
+    prefillAdmission,
+    decodeAdmission,
+    prefillPolicies: new PolicyRegistry(config.prefillPolicy ?? config.policy, policyDeps, registry),
+    decodePolicies: new PolicyRegistry(config.decodePolicy ?? config.policy, policyDeps, registry),
+  });
+  let router: Router;
+  if (config.enableIgw) {
+    const manager = new RouterManager({
+      registry, regular: new RegularRouter({ ...common, policies }), pd: makePd(), weightMode: config.pdWeightMode, random,
+      metrics: {
+        onChoice: (routerType, model) => metrics.routerSelection.inc({ router_type: routerType, model }),
+        onWeights: (model, weights) => {
+          for (const [routerType, value] of Object.entries(weights)) metrics.routerWeight.set({ model, router_type: routerType }, value);
+        },
+      },
+    });
+    metrics.refreshRouterWeights = () => manager.reportWeights();
+    router = manager;
+  } else {
+    router = config.pdDisaggregation ? makePd() : new RegularRouter({ ...common, policies });
+  }
   const makeCircuit = circuitFactory({
     failureThreshold: config.cbFailureThreshold,
     successThreshold: config.cbSuccessThreshold,

@@ -14,13 +14,14 @@ export function readiness(_req: IncomingMessage, res: ServerResponse, app: AppCo
     return;
   }
   // Only workers that can take this gateway's traffic count: regular workers, or in PD mode at
-  // least one ready prefill and one ready decode worker.
-  const pd = app.config.pdDisaggregation;
-  const workers = pd ? [...app.registry.ofType('prefill'), ...app.registry.ofType('decode')] : app.registry.ofType('regular');
+  // least one ready prefill and one ready decode worker; in IGW mode either.
+  const igw = app.config.enableIgw;
+  const pd = app.config.pdDisaggregation || igw;
+  const pdReady = app.registry.ofType('prefill').some((w) => w.isHealthy) && app.registry.ofType('decode').some((w) => w.isHealthy);
+  const workers = igw ? app.registry.all() : pd ? [...app.registry.ofType('prefill'), ...app.registry.ofType('decode')] : app.registry.ofType('regular');
   const healthy = workers.filter((w) => w.isHealthy).length;
-  const ready = pd
-    ? app.registry.ofType('prefill').some((w) => w.isHealthy) && app.registry.ofType('decode').some((w) => w.isHealthy)
-    : healthy > 0;
+  const regularReady = app.registry.ofType('regular').some((w) => w.isHealthy);
+  const ready = igw ? regularReady || pdReady : pd ? pdReady : healthy > 0;
   if (!ready) {
     sendJson(res, 503, { status: 'not ready', reason: 'insufficient healthy workers' });
     return;

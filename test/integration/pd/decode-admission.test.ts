@@ -114,3 +114,12 @@ test('a decode worker with no known window is not gated', async () => {
   assert.equal(claimed(pd), 0);
   await res.body.text();
 });
+
+test('a plan wider than the window is a 400 naming the window, not a wait or a futile shed', async () => {
+  const pd = await setup({ decode: { maxRunningRequests: 2 } });
+  const res = await postJson(`${pd.gateway.url}/generate`, { text: ['a', 'b', 'c'], sampling_params: { max_new_tokens: 2 } });
+  const error = await assertGatewayError(res, 400, 'invalid_body');
+  assert.match(error.message, /window is 2/);
+  assert.equal(claimed(pd), 0);
+  assert.equal(pd.prefills[0]?.stats().requests['/generate'] ?? 0, 0, 'nothing was sent');
+});

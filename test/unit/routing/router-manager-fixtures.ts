@@ -1,0 +1,111 @@
+/** Fixtures for the router-manager unit tests: fake routers, a real registry, fleets by shape. */
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import { GatewayMetrics } from '../../../src/observability/metrics.js';
+import type { Endpoint, RequestContext } from '../../../src/routing/request-context.js';
+import type { RouterType } from '../../../src/routing/router.js';
+import { RouterManager, type ManagedRouter } from '../../../src/routing/router-manager.js';
+import type { PdWeightMode, RouterWeights } from '../../../src/routing/router-weights.js';
+import { seededRandom } from '../../../src/util/random.js';
+import { WorkerRegistry } from '../../../src/workers/registry.js';
+import type { Worker, WorkerInit, WorkerType } from '../../../src/workers/worker.js';
+import { testWorker } from '../../helpers/workers.js';
+
+/** Records what it was asked to route; answers nothing. */
+export class FakeRouter implements ManagedRouter {
+  readonly routed: RequestContext[] = [];
+  readonly supports: ((endpoint: Endpoint) => boolean) | undefined;
+
+  constructor(readonly type: RouterType, supports?: (endpoint: Endpoint) => boolean) {
+    this.supports = supports;
+  }
+
+  async route(ctx: RequestContext, _res: ServerResponse): Promise<void> {
+    this.routed.push(ctx);
+  }
+}
+
+export interface RequestShape {
+  model?: string;
+  endpoint?: Endpoint;
+  routingKey?: string;
+}
+
+export function ctxFor(shape: RequestShape = {}): RequestContext {
+  return {
+    endpoint: shape.endpoint ?? 'chat',
+    path: '/v1/chat/completions',
+    body: {},
+    upstreamBody: Buffer.alloc(0),
+    model: shape.model ?? 'm',
+    stream: false,
+    requestId: 'r',
+    headers: {},
+    signal: new AbortController().signal,
+    startTime: 0,
+    routingKey: shape.routingKey,
+    targetWorker: undefined,
+    tokens: undefined,
+    rid: undefined,
+  };
+}
+
+export interface Harness {
+  registry: WorkerRegistry;
+  manager: RouterManager;
+  regular: FakeRouter;
+  pd: FakeRouter;
+  choices: { type: RouterType; model: string }[];
+  weights: { model: string; weights: RouterWeights }[];
+  /** Adds `n` ready workers of a type serving `model`; returns them. */
+  add(type: WorkerType, n: number, model?: string, init?: Partial<WorkerInit>): Worker[];
+  /** How many of `n` requests the manager sends to PD. */
+  pdShare(n: number, shape?: RequestShape): number;
+}
+
+let serial = 0;
+
+export function harness(opts: { mode?: PdWeightMode; seed?: number; pd?: FakeRouter | null; regular?: FakeRouter } = {}): Harness {
+  const registry = new WorkerRegistry(new GatewayMetrics());
+  const regular = opts.regular ?? new FakeRouter('http-regular');
+  const pd = opts.pd ?? new FakeRouter('http-pd');
+  const choices: Harness['choices'] = [];
+  const weights: Harness['weights'] = [];
+  const manager = new RouterManager({
+    registry,
+    regular,
+    pd: opts.pd === null ? undefined : pd,
+    weightMode: opts.mode ?? 'paired',
+    random: seededRandom(opts.seed ?? 42),
+    metrics: {
+      onChoice: (type, model) => choices.push({ type, model }),
+      onWeights: (model, w) => weights.push({ model, weights: w }),
+    },
+  });
+  return {
+    registry, manager, regular, pd, choices, weights,
+    add(type, n, model = 'm', init = {}) {
+      return Array.from({ length: n }, () => {
+        const name = `${type}-${++serial}`;
+        const w = testWorker(name, { type, models: [model], ...init });
+        registry.add(w);
+        return w;
+      });
+    },
+    pdShare(n, shape = {}) {
+      let pdCount = 0;
+      for (let i = 0; i < n; i++) {
+        if (manager.choose(ctxFor(shape)).router.type === 'http-pd') pdCount += 1;
+      }
+      return pdCount;
+    },
+  };
+}
+
+/** Asserts `hits` of `n` Bernoulli(p) draws lies within 6 sigma of n·p (never flakes). */
+export function assertShare(hits: number, n: number, p: number, what: string): void {
+  const sigma = Math.sqrt(n * p * (1 - p));
+  const lo = n * p - 6 * sigma;
+  const hi = n * p + 6 * sigma;
+  assert.ok(hits >= lo && hits <= hi, `${what}: ${hits}/${n} outside [${lo.toFixed(0)}, ${hi.toFixed(0)}] (p=${p})`);
+}
