@@ -20,6 +20,7 @@ import type { WorkerRegistry } from '../workers/registry.js';
 import type { Worker, WorkerType } from '../workers/worker.js';
 import { dispatchParallel, type Pair, type PdDeps } from './parallel.js';
 import { dispatchSequential } from './sequential.js';
+import { dispatchPaced } from './paced.js';
 
 export interface PdRouterDeps extends PdDeps {
   registry: WorkerRegistry;
@@ -101,11 +102,6 @@ export class PdRouter implements Router {
       const decode = this.#pickOrThrow(ctx, 'decode');
       if (decodeAdmission) {
         claim = await decodeAdmission.claim(decode, roomsFor(ctx), { budget, signal: ctx.signal });
-        if (claim.granted < claim.requested) {
-          throw new GatewayError('invalid_body',
-            `This request needs ${claim.requested} decode rooms but the decode running window is ${claim.granted}; send at most ${claim.granted} items or samples per request`,
-            { retryable: false });
-        }
       }
       if (prefillAdmission) slot = await this.#admitPrefill(ctx, prefillAdmission);
       pair = { prefill: slot?.worker ?? this.#pickOrThrow(ctx, 'prefill'), decode };
@@ -117,6 +113,11 @@ export class PdRouter implements Router {
       throw err;
     }
     try {
+      if (claim && claim.granted < claim.requested) {
+        // Wider than the window: paced chunks inside this one claim and one prefill slot.
+        if (pair.prefill.runtime === 'vllm') return { kind: 'fail', error: new GatewayError('invalid_body', `This request needs ${claim.requested} decode sequences but the decode running window is ${claim.granted}; send at most ${claim.granted} samples per request`, { retryable: false }) };
+        return await dispatchPaced(ctx, pair, res, this.deps, claim.granted);
+      }
       return pair.prefill.runtime === 'vllm'
         ? await dispatchSequential(ctx, pair, res, this.deps, slot, claim)
         : await dispatchParallel(ctx, pair, res, this.deps, slot, claim);

@@ -115,11 +115,29 @@ test('a decode worker with no known window is not gated', async () => {
   await res.body.text();
 });
 
-test('a plan wider than the window is a 400 naming the window, not a wait or a futile shed', async () => {
-  const pd = await setup({ decode: { maxRunningRequests: 2 } });
-  const res = await postJson(`${pd.gateway.url}/generate`, { text: ['a', 'b', 'c'], sampling_params: { max_new_tokens: 2 } });
-  const error = await assertGatewayError(res, 400, 'invalid_body');
-  assert.match(error.message, /window is 2/);
-  assert.equal(claimed(pd), 0);
-  assert.equal(pd.prefills[0]?.stats().requests['/generate'] ?? 0, 0, 'nothing was sent');
+test('a batch wider than the window completes, paced in chunks of the window', async () => {
+  const pd = await setup({ decode: { maxRunningRequests: 2, itlMs: 5 } });
+  const decode = pd.decodes[0];
+  assert.ok(decode);
+  let maxRunning = 0;
+  const sampler = setInterval(() => (maxRunning = Math.max(maxRunning, decode.stats().running)), 2);
+  const res = await postJson(`${pd.gateway.url}/generate`, { text: ['a', 'b', 'c', 'd', 'e'], sampling_params: { max_new_tokens: 4 } });
+  clearInterval(sampler);
+  assert.equal(res.status, 200, await res.clone().text());
+  assert.equal(res.headers.get('x-smg-paced-chunks'), '3');
+  const body = (await res.json()) as unknown[];
+  assert.equal(body.length, 5, 'one answer per item, in order');
+  assert.ok(maxRunning <= 2, `the decode ran ${maxRunning} at once; its window is 2`);
+  assert.equal(decode.stats().roomsSeen.length, 5, 'a fresh room per item');
+  // Chat n > window: the samples come back as one response, re-indexed.
+  const chat = await postJson(`${pd.gateway.url}/v1/chat/completions`, { model: 'sim-model', messages: [{ role: 'user', content: 'x' }], n: 3, max_tokens: 2 });
+  assert.equal(chat.status, 200, await chat.clone().text());
+  const doc = (await chat.json()) as { choices: { index: number }[] };
+  assert.deepEqual(doc.choices.map((c) => c.index), [0, 1, 2]);
+  // Streaming cannot be paced: a 400 naming the window, sent before anything is dispatched.
+  const streamed = await postJson(`${pd.gateway.url}/generate`, { text: ['a', 'b', 'c'], stream: true });
+  const error = await assertGatewayError(streamed, 400, 'invalid_body');
+  assert.match(error.message, /running window \(2\)/);
+  await waitFor(() => claimed(pd) === 0, 'claims released');
+  await assertNoLeakedLoad(pd.gateway);
 });
