@@ -37,6 +37,8 @@ interface Waiter {
   place: PlaceFn;
   resolve(slot: PrefillSlot): void;
   reject(err: unknown): void;
+  /** Leaves the queue, stops the waiter's timer and listener. */
+  cancel(): void;
   enqueuedAt: number;
   done: boolean;
 }
@@ -90,7 +92,7 @@ export class PrefillAdmission {
       return Promise.reject(this.#reject('pd_prefill_queue_full', `Prefill admission queue is full (${this.config.queueSize} waiting)`));
     }
     return new Promise<PrefillSlot>((resolve, reject) => {
-      const waiter: Waiter = { place, resolve, reject, enqueuedAt: this.clock.now(), done: false };
+      const waiter: Waiter = { place, resolve, reject, cancel: () => finish(), enqueuedAt: this.clock.now(), done: false };
       const finish = (): void => {
         waiter.done = true;
         clearTimeout(timer);
@@ -125,8 +127,9 @@ export class PrefillAdmission {
   close(): void {
     clearInterval(this.#poll);
     for (const w of [...this.#queue]) {
-      w.done = true;
-      w.reject(new GatewayError('shutting_down', 'gateway is shutting down'));
+      w.cancel();
+      // Final: a retry during shutdown would only queue again.
+      w.reject(new GatewayError('shutting_down', 'gateway is shutting down', { retryable: false }));
     }
     this.#queue.length = 0;
     this.#gauges();

@@ -16,7 +16,7 @@ export function consumePrefill(rest: readonly string[]): { value: unknown; used:
   const url = rest[0];
   if (url === undefined || url.startsWith('--')) return { value: undefined, used: 0 };
   const next = rest[1];
-  if (next !== undefined && /^\d{1,5}$/.test(next) && Number(next) >= 0 && Number(next) <= 65535) {
+  if (next !== undefined && /^\d{1,5}$/.test(next) && Number(next) >= 1 && Number(next) <= 65535) {
     return { value: { url, bootstrapPort: Number(next) }, used: 2 };
   }
   if (next !== undefined && next.toLowerCase() === 'none') return { value: { url, bootstrapPort: null }, used: 2 };

@@ -29,7 +29,7 @@ export const gatewayConfigSchema = z.object({
   pdDisaggregation: z.boolean(),
   enableIgw: z.boolean(),
   pdWeightMode: z.enum(PD_WEIGHT_MODES),
-  prefill: z.array(z.object({ url: workerUrl, bootstrapPort: z.number().int().min(0).max(65535).nullable() })),
+  prefill: z.array(z.object({ url: workerUrl, bootstrapPort: z.number().int().min(1).max(65535).nullable() })),
   decode: z.array(workerUrl),
   prefillPolicy: z.enum(POLICY_NAMES).optional(),
   prefillMaxInflightRequestsPerWorker: z.number().int(),

@@ -17,7 +17,7 @@ const RULES: readonly Rule[] = [
       : undefined,
   (c) =>
     c.prefillMaxInflightRequestsPerWorker > 0 && !c.pdDisaggregation && !c.enableIgw
-      ? '--prefill-max-inflight-requests-per-worker needs --pd-disaggregation (prefill admission is a PD feature)'
+      ? '--prefill-max-inflight-requests-per-worker needs --pd-disaggregation or --enable-igw (prefill admission is a PD feature)'
       : undefined,
   (c) =>
     !c.pdDisaggregation && !c.enableIgw && (c.prefill.length > 0 || c.decode.length > 0)

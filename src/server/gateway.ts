@@ -84,6 +84,7 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
   for (const spec of startup) {
     const parsed = parseWorkerSpec(spec);
     if (parsed.ok) workers.add(parsed.spec);
+    else logger.error({ worker: spec.url, err: parsed.message }, 'startup worker rejected');
   }
 
   let closed: Promise<void> | undefined;
