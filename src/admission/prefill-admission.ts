@@ -44,7 +44,12 @@ interface Waiter {
 }
 
 export class PrefillAdmission {
-  readonly #inflight = new Map<string, number>();
+  /**
+   * Slots held per worker key. Each registration of a key gets its own counter object, and a
+   * slot releases into the object it was taken from: a slot taken before a remove + re-add of
+   * the same URL cannot decrement the new registration's count.
+   */
+  readonly #inflight = new Map<string, { n: number }>();
   readonly #queue: Waiter[] = [];
   #poll: NodeJS.Timeout | undefined;
   /** EWMA of how long a slot is held, for an honest Retry-After. */
@@ -69,7 +74,7 @@ export class PrefillAdmission {
   }
 
   inflight(worker: Worker): number {
-    return this.#inflight.get(worker.key) ?? 0;
+    return this.#inflight.get(worker.key)?.n ?? 0;
   }
 
   get queued(): number {
@@ -145,15 +150,19 @@ export class PrefillAdmission {
 
   #reserve(worker: Worker): PrefillSlot {
     const key = worker.key;
-    this.#inflight.set(key, this.inflight(worker) + 1);
-    this.metrics.pdPrefillAdmissionInflight.set({ worker: key }, this.inflight(worker));
+    let count = this.#inflight.get(key);
+    if (!count) {
+      count = { n: 0 };
+      this.#inflight.set(key, count);
+    }
+    count.n += 1;
+    this.metrics.pdPrefillAdmissionInflight.set({ worker: key }, count.n);
     const taken = this.clock.now();
+    const held = count;
     const l = lease(() => {
-      const n = (this.#inflight.get(key) ?? 0) - 1;
-      if (this.#inflight.has(key)) {
-        this.#inflight.set(key, Math.max(0, n));
-        this.metrics.pdPrefillAdmissionInflight.set({ worker: key }, Math.max(0, n));
-      }
+      held.n -= 1;
+      // A removed registration's series stays removed.
+      if (this.#inflight.get(key) === held) this.metrics.pdPrefillAdmissionInflight.set({ worker: key }, held.n);
       this.#holdMs = 0.8 * this.#holdMs + 0.2 * (this.clock.now() - taken);
       this.#pump();
     });

@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { GatewayError } from '../errors/gateway-error.js';
-import { sendJson } from '../errors/respond.js';
+import { endWithError, sendError, sendJson } from '../errors/respond.js';
 import type { RequestContext } from '../routing/request-context.js';
 import { midStreamGatewayError } from '../upstream/errors.js';
 import { isEventStream, readBodyText, relayResponse, type RelayOutcome } from '../upstream/forward.js';
@@ -117,7 +117,12 @@ export async function relayDecode(input: DecodeRelayInput): Promise<void> {
     }
   } catch (err) {
     outcome = ctx.signal.aborted ? 'client_closed' : 'upstream_failed';
-    if (outcome === 'upstream_failed') deps.logger.warn({ worker: decode.worker.url, err: String(err) }, 'decode body failed');
+    if (outcome === 'upstream_failed') {
+      deps.logger.warn({ worker: decode.worker.url, err: String(err) }, 'decode body failed');
+      // The client is still there: answer it (a status if nothing was sent yet, else an event).
+      if (res.headersSent) endWithError(res, midStreamError(err));
+      else sendError(res, midStreamError(err));
+    }
   }
   if (outcome === 'complete') decode.worker.circuit.record('success');
   else if (outcome === 'upstream_failed') decode.worker.circuit.record('failure');

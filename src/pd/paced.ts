@@ -72,7 +72,11 @@ export async function dispatchPaced(ctx: RequestContext, pair: Pair, res: Server
       return { kind: 'fail', error: new GatewayError('decode_error', `a paced chunk failed with ${capture.statusCode}: ${capture.text.slice(0, 300)}`, { status: capture.statusCode }) };
     }
     routed = String(capture.getHeader('x-smg-routed-worker-id') ?? routed ?? '');
-    answers.push(JSON.parse(capture.text));
+    try {
+      answers.push(JSON.parse(capture.text));
+    } catch {
+      return { kind: 'fail', error: new GatewayError('decode_read_failed', 'a paced chunk ended before its answer was complete') };
+    }
   }
   sendJson(res, 200, mergePlan(ctx.endpoint, answers), { 'x-request-id': ctx.requestId, 'x-smg-routed-worker-id': routed ?? pair.decode.key, 'x-smg-paced-chunks': String(bodies.length) });
   return { kind: 'done' };

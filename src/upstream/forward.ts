@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher, Pool } from 'undici';
 import { GatewayError } from '../errors/gateway-error.js';
-import { endWithError, markEventStream } from '../errors/respond.js';
+import { endWithError, markEventStream, sendError } from '../errors/respond.js';
 import { relayResponseHeaders } from './headers.js';
 import { UpstreamDeadlineError } from './errors.js';
 
@@ -96,12 +96,19 @@ export function relayResponse(
   hooks: RelayHooks,
 ): Promise<{ outcome: RelayOutcome; error?: unknown }> {
   const body = upstream.body;
-  if (res.destroyed || body.destroyed) {
-    // The client left (or the attempt was aborted) between the upstream head and this relay:
-    // nothing to write, but the body must still be released so its connection is freed.
+  if (res.destroyed) {
+    // The client left between the upstream head and this relay: nothing to write, but the body
+    // must still be released so its connection is freed.
     body.on('error', () => undefined);
     body.destroy();
     return Promise.resolve({ outcome: 'client_closed' });
+  }
+  if (body.destroyed || body.errored) {
+    // The worker failed after its head but before this relay started listening (a PD decode
+    // waiting for its prefill): its 'error' event is gone, so answer the failure now.
+    const cause: unknown = body.errored ?? new Error('upstream body ended before it was relayed');
+    sendError(res, hooks.midStreamError(cause));
+    return Promise.resolve({ outcome: 'upstream_failed', error: cause });
   }
   const sse = isEventStream(upstream.headers);
   res.writeHead(upstream.statusCode, relayResponseHeaders(upstream.headers, hooks.headers));

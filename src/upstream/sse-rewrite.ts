@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { GatewayError } from '../errors/gateway-error.js';
-import { endWithError, markEventStream } from '../errors/respond.js';
+import { endWithError, markEventStream, sendError } from '../errors/respond.js';
 import { relayResponseHeaders } from './headers.js';
 import type { RelayOutcome } from './forward.js';
 
@@ -18,6 +18,11 @@ export function relaySseRewritten(
   midStreamError: (cause: unknown) => GatewayError,
 ): Promise<RelayOutcome> {
   const body = upstream.body;
+  if (body.destroyed || body.errored) {
+    // Failed while the relay waited for the prefill's logprobs: its 'error' event already fired.
+    sendError(res, midStreamError(body.errored ?? new Error('upstream body ended before it was relayed')));
+    return Promise.resolve('upstream_failed');
+  }
   const out = relayResponseHeaders(upstream.headers, headers);
   delete out['content-length'];
   res.writeHead(upstream.statusCode, out);
@@ -26,12 +31,16 @@ export function relaySseRewritten(
   let pending = '';
   return new Promise((resolve) => {
     let settled = false;
+    const onDrain = (): void => {
+      body.resume();
+    };
     const finish = (o: RelayOutcome): void => {
       if (settled) return;
       settled = true;
+      res.off('drain', onDrain);
       resolve(o);
     };
-    res.on('drain', () => body.resume());
+    res.on('drain', onDrain);
     res.once('close', () => {
       if (!res.writableFinished) {
         body.destroy();

@@ -130,3 +130,19 @@ test('removing a worker resets its gauge series', async () => {
   slot.release();
   assert.doesNotMatch(await metrics.render(), /smg_pd_prefill_admission_inflight\{worker="http:\/\/a:8000"\}/, 'a late release does not bring it back');
 });
+
+test('a slot taken before a remove + re-add cannot free the new registration\'s slot', async () => {
+  const { admission, add, registry } = setup(1);
+  const a = add('a');
+  const old = await admission.acquire(firstWithRoom(() => [a]), never);
+  registry.remove(a.id);
+  const a2 = add('a');
+  const fresh = await admission.acquire(firstWithRoom(() => [a2]), never);
+  old.release();
+  assert.equal(admission.inflight(a2), 1, 'the new registration still counts its own slot');
+  const third = admission.acquire(firstWithRoom(() => [a2]), never);
+  await new Promise((r) => setTimeout(r, 5));
+  assert.equal(admission.queued, 1, 'the limit of 1 still holds');
+  fresh.release();
+  (await third).release();
+});
