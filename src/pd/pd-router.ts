@@ -15,6 +15,7 @@ import type { DecodeAdmission, DecodeClaim, WaitBudget } from '../admission/deco
 import { batchSize } from './bootstrap.js';
 import { samplingN } from './sanitize.js';
 import type { Router } from '../routing/router.js';
+import { retryMetricHooks, withRouterMetrics } from '../routing/router-metrics.js';
 import type { Random } from '../util/random.js';
 import type { WorkerRegistry } from '../workers/registry.js';
 import type { Worker, WorkerType } from '../workers/worker.js';
@@ -134,26 +135,13 @@ export class PdRouter implements Router {
     metrics.routerRequests.inc({ ...labels, streaming: String(ctx.stream) });
     // One wait budget per client request, shared by every attempt: retries never multiply it.
     const budget = this.deps.decodeAdmission?.newBudget();
-    try {
-      await executeWithRetry(
-        () => this.#attempt(ctx, res, budget),
-        this.deps.retry,
-        this.deps.random,
-        ctx.signal,
-        {
-          onRetry: (attempt, delayMs) => {
-            metrics.retries.inc({ worker_type: 'pd', endpoint: ctx.endpoint });
-            metrics.retryBackoff.observe({ attempt: String(attempt) }, delayMs / 1000);
-          },
-          onExhausted: () => metrics.retriesExhausted.inc({ worker_type: 'pd', endpoint: ctx.endpoint }),
-        },
-      );
-    } catch (err) {
-      if (err instanceof GatewayError) metrics.routerErrors.inc({ ...labels, error_type: err.code });
-      throw err;
-    } finally {
-      metrics.routerDuration.observe(labels, (performance.now() - ctx.startTime) / 1000);
-    }
+    await withRouterMetrics(metrics, labels, ctx, () => executeWithRetry(
+      () => this.#attempt(ctx, res, budget),
+      this.deps.retry,
+      this.deps.random,
+      ctx.signal,
+      retryMetricHooks(metrics, 'pd', ctx),
+    ));
   }
 }
 

@@ -21,6 +21,7 @@ import type { Worker } from '../workers/worker.js';
 import { selectInfoFor, type RequestContext } from './request-context.js';
 import { executeWithRetry, RETRYABLE_STATUSES, type AttemptResult, type RetryConfig } from './retry.js';
 import type { Router } from './router.js';
+import { retryMetricHooks, withRouterMetrics } from './router-metrics.js';
 import { checkOverloadShed } from './overload-shed.js';
 import { upstreamBodyFor } from './dp-rank.js';
 
@@ -68,35 +69,22 @@ export class RegularRouter implements Router {
     const { metrics } = this.deps;
     const labels = { router_type: this.type, backend_type: 'unknown', connection_mode: 'http', model: ctx.model, endpoint: ctx.endpoint };
     let counted = false;
-    try {
-      await executeWithRetry(
-        async (_i, isLast) => {
-          const worker = this.#selectForAttempt(ctx);
-          if (worker instanceof GatewayError) return { kind: 'retry', reason: worker.code, error: worker };
-          if (!counted) {
-            counted = true;
-            labels.backend_type = worker.runtime;
-            metrics.routerRequests.inc({ ...labels, streaming: String(ctx.stream) });
-          }
-          return this.#attempt(ctx, worker, res, isLast);
-        },
-        this.deps.retry,
-        this.deps.random,
-        ctx.signal,
-        {
-          onRetry: (attempt, delayMs) => {
-            metrics.retries.inc({ worker_type: 'regular', endpoint: ctx.endpoint });
-            metrics.retryBackoff.observe({ attempt: String(attempt) }, delayMs / 1000);
-          },
-          onExhausted: () => metrics.retriesExhausted.inc({ worker_type: 'regular', endpoint: ctx.endpoint }),
-        },
-      );
-    } catch (err) {
-      if (err instanceof GatewayError) metrics.routerErrors.inc({ ...labels, error_type: err.code });
-      throw err;
-    } finally {
-      metrics.routerDuration.observe(labels, (performance.now() - ctx.startTime) / 1000);
-    }
+    await withRouterMetrics(metrics, labels, ctx, () => executeWithRetry(
+      async (_i, isLast) => {
+        const worker = this.#selectForAttempt(ctx);
+        if (worker instanceof GatewayError) return { kind: 'retry', reason: worker.code, error: worker };
+        if (!counted) {
+          counted = true;
+          labels.backend_type = worker.runtime;
+          metrics.routerRequests.inc({ ...labels, streaming: String(ctx.stream) });
+        }
+        return this.#attempt(ctx, worker, res, isLast);
+      },
+      this.deps.retry,
+      this.deps.random,
+      ctx.signal,
+      retryMetricHooks(metrics, 'regular', ctx),
+    ));
   }
 
   /** Selection errors that may clear up (no available worker) are retried; others are thrown. */
