@@ -26,7 +26,12 @@ export interface DecodeRelayInput {
   prefillResponse?: Dispatcher.ResponseData | undefined;
   decodeResponse: Dispatcher.ResponseData;
   labels: { backend_type: string; model: string; runtime: string };
+  /** Set once the decode response is over: a prefill cut after that is not a failure. */
+  decodeFinished?: boolean;
 }
+
+/** How long a prefill body may stay open after its decode finished. */
+const PREFILL_GRACE_MS = 1000;
 
 /**
  * Whether a prefill body that came with a 2xx head reports a failure inside it. A streamed
@@ -58,7 +63,8 @@ function drainPrefill(input: DecodeRelayInput): Promise<string | undefined> {
   const { prefill, prefillResponse, deps, labels, decode, ctx } = input;
   if (!prefill || !prefillResponse) return Promise.resolve(undefined);
   const fail = (reason: string): void => {
-    if (ctx.signal.aborted) return;
+    // A prefill cut after its decode already finished is not a failure of the pair.
+    if (ctx.signal.aborted || input.decodeFinished === true) return;
     prefill.worker.circuit.record('failure');
     deps.metrics.pdBootstrapFailures.inc();
     deps.logger.warn({ worker: prefill.worker.url, requestId: ctx.requestId, reason }, 'prefill failed after its head; aborting the decode leg');
@@ -127,6 +133,15 @@ export async function relayDecode(input: DecodeRelayInput): Promise<void> {
   if (outcome === 'complete') decode.worker.circuit.record('success');
   else if (outcome === 'upstream_failed') decode.worker.circuit.record('failure');
   closeLeg(decode, 'decode done');
-  // A prefill still draining when the client left is stopped by the shared client signal.
+  // A prefill still draining when the client left is stopped by the shared client signal. One
+  // that is still open after its decode finished (the KV is long transferred) gets a short grace
+  // and is then cut, so a stalled prefill body cannot hold its slot until the request deadline.
+  input.decodeFinished = true;
+  const prefill = input.prefill;
+  if (prefill && !prefill.load.released) {
+    const grace = setTimeout(() => prefill.signal.abort(new Error('decode finished; prefill body still open')), PREFILL_GRACE_MS);
+    await prefillText;
+    clearTimeout(grace);
+  }
   await prefillText;
 }
