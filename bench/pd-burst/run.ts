@@ -6,11 +6,7 @@
 //   node --import tsx bench/pd-burst/run.ts [--burst 64] [--window 16] [--tokens 12000]
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
-import { parseFlags } from '../../src/cli/flag-parser.js';
-import { GATEWAY_FLAGS } from '../../src/config/gateway-flags.js';
-import { buildConfig } from '../../src/config/validate.js';
-import { silentLogger } from '../../src/observability/logger.js';
-import { startGateway } from '../../src/server/gateway.js';
+import { startPdGateway } from '../lib/in-process-pd.js';
 import { startSimWorker } from '../../src/sim/index.js';
 import { writeResult } from '../lib/results.js';
 import { percentile } from '../lib/stats.js';
@@ -39,14 +35,9 @@ async function run(admission: boolean): Promise<Outcome> {
   const common = { engine: 'realistic', timeScale: SCALE, runtime: 'tokenspeed', outputTokens: TOKENS } as const;
   const prefill = await startSimWorker({ ...common, role: 'prefill', bootstrapTimeoutSecs: 120 });
   const decode = await startSimWorker({ ...common, role: 'decode', maxRunningRequests: WINDOW, waitingTimeoutSecs: 300 });
-  const config = buildConfig(parseFlags([
-    '--host', '127.0.0.1', '--port', '0', '--prometheus-host', '127.0.0.1', '--prometheus-port', '0',
-    '--pd-disaggregation', '--prefill', prefill.url, String(prefill.bootstrapPort), '--decode', decode.url,
-    '--disable-retries', '--request-timeout-secs', '600', ...(admission ? [] : ['--disable-pd-decode-admission']),
-  ], GATEWAY_FLAGS));
-  const gateway = await startGateway(config, { logger: silentLogger() });
+  const gateway = await startPdGateway([prefill], [decode],
+    ['--disable-retries', '--request-timeout-secs', '600', ...(admission ? [] : ['--disable-pd-decode-admission'])]);
   try {
-    while (gateway.app.registry.all().filter((w) => w.isHealthy).length < 2) await new Promise((r) => setTimeout(r, 20));
     let maxRunning = 0;
     const sampler = setInterval(() => (maxRunning = Math.max(maxRunning, decode.stats().running)), 5);
     const start = performance.now();

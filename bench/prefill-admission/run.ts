@@ -8,11 +8,7 @@
 //   node --import tsx bench/prefill-admission/run.ts [--burst 96] [--limit 4]
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
-import { parseFlags } from '../../src/cli/flag-parser.js';
-import { GATEWAY_FLAGS } from '../../src/config/gateway-flags.js';
-import { buildConfig } from '../../src/config/validate.js';
-import { silentLogger } from '../../src/observability/logger.js';
-import { startGateway } from '../../src/server/gateway.js';
+import { startPdGateway } from '../lib/in-process-pd.js';
 import { startSimWorker, type SimWorker } from '../../src/sim/index.js';
 import { writeResult } from '../lib/results.js';
 import { percentile } from '../lib/stats.js';
@@ -43,15 +39,9 @@ async function run(admission: boolean): Promise<Outcome> {
   const common = { engine: 'realistic', timeScale: SCALE, runtime: 'sglang', prefixCache: false } as const;
   const prefills: SimWorker[] = await Promise.all([0, 1].map(() => startSimWorker({ ...common, role: 'prefill', maxRunningRequests: 64 })));
   const decodes: SimWorker[] = await Promise.all([0, 1].map(() => startSimWorker({ ...common, role: 'decode', maxRunningRequests: 128 })));
-  const config = buildConfig(parseFlags([
-    '--host', '127.0.0.1', '--port', '0', '--prometheus-host', '127.0.0.1', '--prometheus-port', '0', '--pd-disaggregation',
-    '--policy', 'round_robin', '--disable-retries',
-    ...prefills.flatMap((p) => ['--prefill', p.url, String(p.bootstrapPort)]), ...decodes.flatMap((d) => ['--decode', d.url]),
-    ...(admission ? ['--prefill-max-inflight-requests-per-worker', String(LIMIT), '--prefill-queue-size', '200', '--prefill-queue-timeout-secs', '120'] : []),
-  ], GATEWAY_FLAGS));
-  const gateway = await startGateway(config, { logger: silentLogger() });
+  const gateway = await startPdGateway(prefills, decodes, ['--policy', 'round_robin', '--disable-retries',
+    ...(admission ? ['--prefill-max-inflight-requests-per-worker', String(LIMIT), '--prefill-queue-size', '200', '--prefill-queue-timeout-secs', '120'] : [])]);
   try {
-    while (gateway.app.registry.all().filter((w) => w.isHealthy).length < 4) await new Promise((r) => setTimeout(r, 20));
     const queueSamples: number[] = [];
     const sampler = setInterval(() => queueSamples.push(prefills.reduce((n, p) => n + p.stats().waiting, 0)), 10);
     const start = performance.now();

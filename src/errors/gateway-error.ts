@@ -1,4 +1,5 @@
 import { statusOf, type ErrorCode } from './catalog.js';
+import { RETRYABLE_STATUSES } from './retryable.js';
 
 export interface GatewayErrorOptions {
   /** Extra response headers, e.g. Retry-After on sheds. */
@@ -12,7 +13,6 @@ export interface GatewayErrorOptions {
   status?: number;
 }
 
-const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
 
 /** An error the gateway answers itself. It is a value with a stable code, not a crash. */
 export class GatewayError extends Error {
@@ -27,7 +27,7 @@ export class GatewayError extends Error {
     this.code = code;
     this.status = opts.status ?? statusOf(code);
     this.headers = opts.headers ?? {};
-    this.retryable = opts.retryable ?? RETRYABLE.has(this.status);
+    this.retryable = opts.retryable ?? RETRYABLE_STATUSES.has(this.status);
   }
 }
 

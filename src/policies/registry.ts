@@ -90,7 +90,7 @@ export class PolicyRegistry {
    * policy, so client-chosen model names cannot grow policy state without bound.
    */
   forModel(model: string): Policy {
-    const key = this.#byModel.has(model) || this.workers.all().some((w) => w.modelId === model) ? model : WILDCARD;
+    const key = this.#byModel.has(model) || this.workers.hasModelId(model) ? model : WILDCARD;
     let policy = this.#byModel.get(key);
     if (!policy) {
       policy = createPolicy(this.defaultPolicy, key, this.deps);
@@ -111,7 +111,7 @@ export class PolicyRegistry {
   #onRemoved(worker: Worker): void {
     for (const policy of this.#byModel.values()) policy.onWorkerRemoved?.(worker);
     const model = worker.modelId;
-    if (!this.workers.all().some((w) => w.modelId === model)) {
+    if (!this.workers.hasModelId(model)) {
       this.#byModel.get(model)?.close?.();
       this.#byModel.delete(model);
     }

@@ -9,7 +9,7 @@ import type { Random } from '../util/random.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import { sleep } from '../util/clock.js';
 
-export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+export { RETRYABLE_STATUSES } from '../errors/retryable.js';
 
 export interface RetryConfig {
   maxAttempts: number;

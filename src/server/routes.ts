@@ -63,17 +63,36 @@ export type Match =
   | { kind: 'method_not_allowed'; allowed: string[]; label: string }
   | { kind: 'not_found' };
 
-export function matchRoute(method: string, pathname: string): Match {
-  const candidates: { route: Route; param: string }[] = [];
-  for (const route of ROUTES) {
-    if (route.path === pathname) candidates.push({ route, param: '' });
-    else if (route.path.endsWith('/') && pathname.startsWith(route.path) && pathname.length > route.path.length
-      && !pathname.slice(route.path.length).includes('/')) {
-      candidates.push({ route, param: decodeURIComponent(pathname.slice(route.path.length)) });
-    }
+/** Exact paths and `prefix/{param}` routes, grouped once at load: matching is two map reads. */
+const BY_PATH = new Map<string, Route[]>();
+const BY_PREFIX = new Map<string, Route[]>();
+for (const route of ROUTES) {
+  const table = route.path.endsWith('/') ? BY_PREFIX : BY_PATH;
+  table.set(route.path, [...(table.get(route.path) ?? []), route]);
+}
+
+function decodeParam(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    // Malformed percent-encoding: no such resource (never a thrown error in the request handler).
+    return undefined;
   }
-  if (candidates.length === 0) return { kind: 'not_found' };
-  const hit = candidates.find((c) => c.route.method === method);
-  if (hit) return { kind: 'route', ...hit };
-  return { kind: 'method_not_allowed', allowed: candidates.map((c) => c.route.method), label: candidates[0]?.route.label ?? '' };
+}
+
+export function matchRoute(method: string, pathname: string): Match {
+  let routes = BY_PATH.get(pathname);
+  let param = '';
+  if (!routes) {
+    const cut = pathname.lastIndexOf('/') + 1;
+    const prefix = pathname.slice(0, cut);
+    const rest = pathname.slice(cut);
+    const decoded = rest === '' ? undefined : decodeParam(rest);
+    routes = decoded === undefined ? undefined : BY_PREFIX.get(prefix);
+    param = decoded ?? '';
+  }
+  if (!routes) return { kind: 'not_found' };
+  const route = routes.find((r) => r.method === method);
+  if (route) return { kind: 'route', route, param };
+  return { kind: 'method_not_allowed', allowed: routes.map((r) => r.method), label: routes[0]?.label ?? '' };
 }

@@ -5,6 +5,7 @@
  * successes, back to open on any failure. Failures are consecutive only (SMG never consults its
  * window setting either).
  */
+import { RETRYABLE_STATUSES } from '../errors/retryable.js';
 import type { Clock } from '../util/clock.js';
 
 export type CircuitState = 'closed' | 'open' | 'half_open';
@@ -91,6 +92,6 @@ export class CircuitBreaker {
  */
 export function outcomeForStatus(status: number): Outcome {
   if (status === 429) return 'neutral';
-  if (status === 408 || status === 500 || status === 502 || status === 503 || status === 504) return 'failure';
+  if (RETRYABLE_STATUSES.has(status)) return 'failure';
   return 'success';
 }

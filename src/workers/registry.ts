@@ -17,6 +17,8 @@ export interface RegistryEvents {
 
 export class WorkerRegistry extends EventEmitter<RegistryEvents> {
   readonly #byId = new Map<string, Worker>();
+  /** Primary model ids of registered workers, rebuilt on membership change, read per request. */
+  readonly #modelIds = new Set<string>();
   /** Ids are reserved per URL so a worker keeps its id across re-registration (SMG behaviour). */
   readonly #idByUrl = new Map<string, string>();
 
@@ -127,11 +129,18 @@ export class WorkerRegistry extends EventEmitter<RegistryEvents> {
     worker.onLoadChange((w) => child.set(w.load));
   }
 
+  /** Whether some registered worker's primary model id is `model` (kept on add/remove). */
+  hasModelId(model: string): boolean {
+    return this.#modelIds.has(model);
+  }
+
   #refreshPoolSize(): void {
     const gauge = this.metrics.workerPoolSize;
     gauge.reset();
+    this.#modelIds.clear();
     const counts = new Map<string, { type: WorkerType; model: string; n: number }>();
     for (const w of this.#byId.values()) {
+      this.#modelIds.add(w.modelId);
       const key = `${w.type}\u0000${w.modelId}`;
       const entry = counts.get(key) ?? { type: w.type, model: w.modelId, n: 0 };
       entry.n += 1;

@@ -62,6 +62,11 @@ test('an unknown route is 404 not_found', async () => {
   await assertGatewayError(await fetch(`${gateway.url}/v2/nothing`), 404, 'not_found');
 });
 
+test('a malformed percent-encoded path is a 404 and the gateway keeps serving', async () => {
+  await assertGatewayError(await fetch(`${gateway.url}/workers/%E0%A4%A`), 404, 'not_found');
+  assert.equal((await fetch(`${gateway.url}/liveness`)).status, 200);
+});
+
 test('an unknown model is 404 model_not_found', async () => {
   const res = await postJson(`${gateway.url}/v1/chat/completions`, { model: 'gpt-nope', messages: [{ role: 'user', content: 'x' }] });
   const error = await assertGatewayError(res, 404, 'model_not_found');
