@@ -6,10 +6,14 @@ import { PD_WEIGHT_MODES } from '../routing/router-weights.js';
 import { z } from 'zod';
 import { ASSIGNMENT_MODES, POLICY_NAMES } from '../policies/names.js';
 import { LOG_LEVELS } from './gateway-flags.js';
+import { MAX_TIMER_MS, MAX_TIMER_SECS, timerLimitMessage } from '../util/timer-limit.js';
 
 const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().min(1);
 const nonNegativeInt = z.number().int().min(0);
+/** A whole number of seconds or milliseconds that becomes a timer: bounded by what a timer holds. */
+const secs = (min: number) => z.number().int().min(min).max(MAX_TIMER_SECS, timerLimitMessage('s'));
+const millis = (min: number) => z.number().int().min(min).max(MAX_TIMER_MS, timerLimitMessage('ms'));
 
 const workerUrl = z.string().refine((s) => {
   try {
@@ -34,8 +38,8 @@ export const gatewayConfigSchema = z.object({
   prefillPolicy: z.enum(POLICY_NAMES).optional(),
   prefillMaxInflightRequestsPerWorker: z.number().int(),
   prefillQueueSize: nonNegativeInt.optional(),
-  prefillQueueTimeoutSecs: positiveInt.optional(),
-  pdAdmissionWaitSecs: nonNegativeInt,
+  prefillQueueTimeoutSecs: secs(1).optional(),
+  pdAdmissionWaitSecs: secs(0),
   disablePdDecodeAdmission: z.boolean(),
   decodePolicy: z.enum(POLICY_NAMES).optional(),
   policy: z.enum(POLICY_NAMES),
@@ -44,7 +48,7 @@ export const gatewayConfigSchema = z.object({
   balanceRelThreshold: z.number().min(1),
   balanceTokenUsageThreshold: z.number().min(0).max(1),
   overloadTokenUsageThreshold: z.number().min(0).max(1),
-  evictionIntervalSecs: positiveInt,
+  evictionIntervalSecs: secs(1),
   maxTreeSize: positiveInt,
   prefixTokenCount: positiveInt,
   prefixHashLoadFactor: z.number().min(1),
@@ -53,23 +57,23 @@ export const gatewayConfigSchema = z.object({
   leastLoadDefaultThroughput: z.number().positive(),
   leastLoadMeanPrefillTokens: positiveInt,
   leastLoadMaxWaitingRequests: nonNegativeInt,
-  maxIdleSecs: positiveInt,
+  maxIdleSecs: secs(1),
   assignmentMode: z.enum(ASSIGNMENT_MODES).optional(),
   routingKeyOverride: z.boolean(),
   routingKeyHeaders: z.array(z.string().min(1)).min(1),
   dpAware: z.boolean(),
   retryMaxRetries: z.number().int().min(0),
-  retryInitialBackoffMs: nonNegativeInt,
-  retryMaxBackoffMs: nonNegativeInt,
+  retryInitialBackoffMs: millis(0),
+  retryMaxBackoffMs: millis(0),
   retryBackoffMultiplier: z.number().min(1),
   retryJitterFactor: z.number().min(0).max(1),
   disableRetries: z.boolean(),
   cbFailureThreshold: positiveInt,
   cbSuccessThreshold: positiveInt,
-  cbTimeoutDurationSecs: nonNegativeInt,
-  cbWindowDurationSecs: positiveInt,
+  cbTimeoutDurationSecs: secs(0),
+  cbWindowDurationSecs: secs(1),
   disableCircuitBreaker: z.boolean(),
-  loadMonitorInterval: positiveInt,
+  loadMonitorInterval: secs(1),
   disableLoadMonitoring: z.boolean(),
   engineMetrics: z.boolean(),
   workerOverloadProtection: z.boolean(),
@@ -77,30 +81,34 @@ export const gatewayConfigSchema = z.object({
   workerOverloadTokenUsage: z.number().gt(0).max(1).optional(),
   maxConcurrentRequests: z.number().int().min(-1),
   queueSize: nonNegativeInt,
-  queueTimeoutSecs: positiveInt,
-  rateLimitTokensPerSecond: z.number().positive().optional(),
+  queueTimeoutSecs: secs(1),
+  // The refill wake-up waits 1/rate seconds for a token, so the rate is bounded like a duration.
+  rateLimitTokensPerSecond: z
+    .number()
+    .min(1 / MAX_TIMER_SECS, `must be at least 1/${MAX_TIMER_SECS} (one token per timer span, about 24.8 days)`)
+    .optional(),
   apiKey: z.string().min(1).optional(),
   maxPayloadSize: positiveInt,
-  requestTimeoutSecs: positiveInt,
-  upstreamPoolIdleTimeoutSecs: positiveInt,
-  shutdownGracePeriodSecs: nonNegativeInt,
+  requestTimeoutSecs: secs(1),
+  upstreamPoolIdleTimeoutSecs: secs(1),
+  shutdownGracePeriodSecs: secs(0),
   requestIdHeaders: z.array(z.string().min(1)),
   modelAlias: z.array(modelAlias),
   logLevel: z.enum(LOG_LEVELS),
   logJson: z.boolean(),
   prometheusHost: z.string().min(1),
   prometheusPort: port,
-  healthCheckIntervalSecs: positiveInt,
-  healthCheckTimeoutSecs: positiveInt,
+  healthCheckIntervalSecs: secs(1),
+  healthCheckTimeoutSecs: secs(1),
   healthCheckEndpoint: z.string().startsWith('/'),
   healthFailureThreshold: positiveInt,
   healthSuccessThreshold: positiveInt,
   disableHealthCheck: z.boolean(),
   removeUnhealthyWorkers: z.boolean(),
-  drainSettleSecs: nonNegativeInt,
-  workerStartupTimeoutSecs: positiveInt,
-  workerStartupDelay: nonNegativeInt,
-  workerStartupCheckInterval: positiveInt,
+  drainSettleSecs: secs(0),
+  workerStartupTimeoutSecs: secs(1),
+  workerStartupDelay: secs(0),
+  workerStartupCheckInterval: secs(1),
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

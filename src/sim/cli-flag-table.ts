@@ -1,5 +1,6 @@
 // The flag table of `switchyard sim`: every flag, its type and range, the SimWorkerOptions or
 // SimFaults field it sets, and its help line (the usage text is generated from it).
+import { MAX_TIMER_MS, MAX_TIMER_SECS } from '../util/timer-limit.js';
 import type { SimFaults, SimWorkerOptions } from './options.js';
 import { SIM_ENGINES, SIM_KV_CONNECTORS, SIM_ROLES, SIM_RUNTIMES } from './options.js';
 
@@ -86,6 +87,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'ttft-ms': {
     kind: 'number',
     min: 0,
+    max: MAX_TIMER_MS,
     arg: 'MS',
     to: opt('ttftMs'),
     help: 'canned: time to first token (default 20)',
@@ -93,6 +95,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'itl-ms': {
     kind: 'number',
     min: 0,
+    max: MAX_TIMER_MS,
     arg: 'MS',
     to: opt('itlMs'),
     help: 'canned: inter-token latency (default 5)',
@@ -135,6 +138,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'decode-base-ms': {
     kind: 'number',
     min: 0,
+    max: MAX_TIMER_MS,
     arg: 'MS',
     to: opt('decodeBaseMs'),
     help: 'realistic: decode step base time (default 6.0)',
@@ -142,6 +146,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'decode-per-req-ms': {
     kind: 'number',
     min: 0,
+    max: MAX_TIMER_MS,
     arg: 'MS',
     to: opt('decodePerReqMs'),
     help: 'realistic: decode step time per sequence (default 0.35)',
@@ -177,6 +182,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'bootstrap-timeout-secs': {
     kind: 'number',
     min: 0,
+    max: MAX_TIMER_SECS,
     arg: 'S',
     to: opt('bootstrapTimeoutSecs'),
     help: 'prefill: wait for the decode peer (300; tokenspeed 120)',
@@ -184,6 +190,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'waiting-timeout-secs': {
     kind: 'number',
     min: 0,
+    max: MAX_TIMER_SECS,
     arg: 'S',
     to: opt('waitingTimeoutSecs'),
     help: 'decode: wait for the KV once admitted (default 300)',
@@ -203,6 +210,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'kv-abort-timeout-secs': {
     kind: 'number',
     min: 0,
+    max: MAX_TIMER_SECS,
     arg: 'S',
     to: opt('kvAbortTimeoutSecs'),
     help: 'vllm: pinned KV lifetime (default 480)',
@@ -262,6 +270,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'slow-start-ms': {
     kind: 'number',
     min: 1e-6,
+    max: MAX_TIMER_MS,
     arg: 'MS',
     to: fault('slowStartMs'),
     help: 'fault: /health answers 503 for MS after start',
@@ -269,6 +278,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'flap-period-ms': {
     kind: 'number',
     min: 1e-6,
+    max: MAX_TIMER_MS,
     arg: 'MS',
     to: fault('flapPeriodMs'),
     help: 'fault: /health alternates 503/200 every MS',
@@ -284,6 +294,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'fault-duration-ms': {
     kind: 'number',
     min: 1e-6,
+    max: MAX_TIMER_MS,
     arg: 'MS',
     to: fault('durationMs'),
     help: 'fault: clear every fault after MS',

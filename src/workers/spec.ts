@@ -3,6 +3,7 @@
  * Unknown fields are ignored, as serde does; known fields are type-checked.
  */
 import { z } from 'zod';
+import { MAX_TIMER_SECS, timerLimitMessage } from '../util/timer-limit.js';
 import { RUNTIMES, WORKER_TYPES } from './worker.js';
 
 const lowerEnum = <T extends readonly [string, ...string[]]>(values: T) =>
@@ -13,13 +14,16 @@ const modelCard = z.union([
   z.object({ id: z.string().min(1), aliases: z.array(z.string()).optional() }).loose(),
 ]);
 
+/** Health overrides become timers, so they are bounded like the duration flags. */
+const healthSecs = (min: number) => z.number().int().min(min).max(MAX_TIMER_SECS, timerLimitMessage('s'));
+
 export const healthOverrideSchema = z.object({
-  timeout_secs: z.number().int().min(1).optional(),
-  check_interval_secs: z.number().int().min(1).optional(),
+  timeout_secs: healthSecs(1).optional(),
+  check_interval_secs: healthSecs(1).optional(),
   success_threshold: z.number().int().min(1).optional(),
   failure_threshold: z.number().int().min(1).optional(),
   disable_health_check: z.boolean().optional(),
-  drain_settle_secs: z.number().int().min(0).optional(),
+  drain_settle_secs: healthSecs(0).optional(),
 });
 export type HealthOverride = z.infer<typeof healthOverrideSchema>;
 

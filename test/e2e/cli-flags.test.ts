@@ -33,6 +33,9 @@ const usageErrors: [string[], RegExp][] = [
   [['launch', '--pd-disaggregation', '--prefill-queue-timeout-secs', '5', '--prefill-max-inflight-requests-per-worker', '-1'], /need a positive/],
   [['launch', '--prefill-max-inflight-requests-per-worker', '4'], /needs --pd-disaggregation/],
   [['launch', '--prefill', 'http://p:1'], /need --pd-disaggregation/],
+  // 30 days: Node would fire the timer after 1 ms instead, flooding every worker with probes.
+  [['launch', '--health-check-interval-secs', '2592000'], /--health-check-interval-secs: must be at most 2147483 s/],
+  [['sim', '--ttft-ms', '1e12'], /ttft-ms/],
 ];
 
 for (const [args, message] of usageErrors) {

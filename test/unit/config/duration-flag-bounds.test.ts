@@ -1,0 +1,91 @@
+// Durations become Node timers, which hold at most 2^31-1 ms; a larger value fires after 1 ms
+// instead, so a probe meant for once a month would flood its worker. Every duration flag is bounded.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { UsageError, parseFlags } from '../../../src/cli/flag-parser.js';
+import { GATEWAY_FLAGS } from '../../../src/config/gateway-flags.js';
+import { buildConfig } from '../../../src/config/validate.js';
+import { parseWorkerSpec } from '../../../src/workers/spec.js';
+import { MAX_TIMER_MS, MAX_TIMER_SECS } from '../../../src/util/timer-limit.js';
+
+/** Every flag that is a duration, found by its name, so a new one cannot be added unbounded. */
+const DURATION_FLAGS = GATEWAY_FLAGS.filter(
+  (f) => f.kind === 'int' && /(-secs|-ms|-interval|-delay)$/.test(f.name),
+);
+
+function refusal(argv: string[]): string {
+  try {
+    buildConfig(parseFlags(argv, GATEWAY_FLAGS));
+  } catch (err) {
+    assert.ok(err instanceof UsageError, `expected a UsageError, got ${String(err)}`);
+    return err.message;
+  }
+  return '';
+}
+
+void describe('duration flags are bounded by what a timer can hold', () => {
+  it('finds the duration flags by name', () => {
+    const names = DURATION_FLAGS.map((f) => f.name);
+    for (const expected of [
+      'health-check-interval-secs',
+      'load-monitor-interval',
+      'request-timeout-secs',
+      'retry-max-backoff-ms',
+      'worker-startup-delay',
+    ]) {
+      assert.ok(names.includes(expected), `${expected} not found among ${names.join(', ')}`);
+    }
+  });
+
+  for (const flag of DURATION_FLAGS) {
+    const max = flag.name.endsWith('-ms') ? MAX_TIMER_MS : MAX_TIMER_SECS;
+    it(`--${flag.name} ${max + 1} is refused naming the flag and the limit`, () => {
+      const message = refusal([
+        '--pd-disaggregation',
+        '--prefill-max-inflight-requests-per-worker',
+        '1',
+        `--${flag.name}`,
+        String(max + 1),
+      ]);
+      assert.ok(message.includes(`--${flag.name}`), `'${message}' does not name --${flag.name}`);
+      assert.match(message, new RegExp(`at most ${max} `));
+    });
+  }
+
+  it('accepts the largest value a timer can hold', () => {
+    const config = buildConfig(
+      parseFlags(
+        [
+          '--health-check-interval-secs',
+          String(MAX_TIMER_SECS),
+          '--health-check-timeout-secs',
+          String(MAX_TIMER_SECS),
+          '--retry-max-backoff-ms',
+          String(MAX_TIMER_MS),
+        ],
+        GATEWAY_FLAGS,
+      ),
+    );
+    assert.equal(config.healthCheckIntervalSecs, MAX_TIMER_SECS);
+    assert.equal(config.retryMaxBackoffMs, MAX_TIMER_MS);
+  });
+
+  it('refuses a token rate so low that the wait for one token overflows a timer', () => {
+    assert.match(
+      refusal(['--max-concurrent-requests', '1', '--rate-limit-tokens-per-second', '1e-9']),
+      /--rate-limit-tokens-per-second: must be at least/,
+    );
+  });
+
+  it('bounds the health overrides of a worker spec the same way', () => {
+    for (const field of ['timeout_secs', 'check_interval_secs', 'drain_settle_secs']) {
+      const result = parseWorkerSpec({
+        url: 'http://127.0.0.1:1',
+        health: { [field]: MAX_TIMER_SECS + 1 },
+      });
+      assert.equal(result.ok, false, field);
+      if (!result.ok)
+        assert.match(result.message, new RegExp(`health\\.${field}.*at most ${MAX_TIMER_SECS} s`));
+    }
+  });
+});
