@@ -110,7 +110,7 @@ export async function dispatchParallel(ctx: RequestContext, pair: Pair, res: Ser
     return head.error.retryable ? { kind: 'retry', reason: head.error.code, error: head.error } : { kind: 'fail', error: head.error };
   }
 
-  const labels = { backend_type: 'pd', model: ctx.model, runtime: pair.prefill.runtime };
+  const labels = { backend_type: 'pd', model: ctx.modelLabel, runtime: pair.prefill.runtime };
   deps.metrics.pdTtft.observe(labels, (performance.now() - p.sentAt) / 1000);
   await relayDecode({ ctx, res, deps, prefill: p, decode: d, prefillResponse: race.prefill.response, decodeResponse: race.decode.response, labels });
   return { kind: 'done' };

@@ -60,7 +60,7 @@ export class PdRouter implements Router {
     const policies = type === 'prefill' ? this.deps.prefillPolicies : this.deps.decodePolicies;
     const policy = policies.forModel(ctx.model);
     const worker = policy.select(candidates, selectInfoFor(ctx, type));
-    if (worker) this.deps.metrics.workerSelection.inc({ worker_type: type, connection_mode: 'http', model: ctx.model, policy: policy.name });
+    if (worker) this.deps.metrics.workerSelection.inc({ worker_type: type, connection_mode: 'http', model: ctx.modelLabel, policy: policy.name });
     return worker;
   }
 
@@ -131,7 +131,7 @@ export class PdRouter implements Router {
 
   async route(ctx: RequestContext, res: ServerResponse): Promise<void> {
     const { metrics } = this.deps;
-    const labels = { router_type: this.type, backend_type: 'pd', connection_mode: 'http', model: ctx.model, endpoint: ctx.endpoint };
+    const labels = { router_type: this.type, backend_type: 'pd', connection_mode: 'http', model: ctx.modelLabel, endpoint: ctx.endpoint };
     metrics.routerRequests.inc({ ...labels, streaming: String(ctx.stream) });
     // One wait budget per client request, shared by every attempt: retries never multiply it.
     const budget = this.deps.decodeAdmission?.newBudget();

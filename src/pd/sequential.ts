@@ -58,7 +58,7 @@ export async function dispatchSequential(ctx: RequestContext, pair: Pair, res: S
   const plan = connectorFor(pair.prefill);
   const relayPossible = samplingN(ctx.body) <= 1;
   metrics.pdKvConnectorMode.inc({ mode: plan.mode });
-  const labels = { backend_type: 'pd', model: ctx.model, runtime: pair.prefill.runtime };
+  const labels = { backend_type: 'pd', model: ctx.modelLabel, runtime: pair.prefill.runtime };
   const started = performance.now();
   let decodeBody: JsonObject = ctx.body;
   let prefillAnsweredAt: number | undefined;

@@ -61,13 +61,13 @@ export class RegularRouter implements Router {
       const strict = ctx.targetWorker !== undefined && policy.name === 'consistent_hashing';
       throw new GatewayError('no_available_workers', `No available workers for model '${ctx.model}'`, { retryable: !strict });
     }
-    metrics.workerSelection.inc({ worker_type: 'regular', connection_mode: 'http', model: ctx.model, policy: policy.name });
+    metrics.workerSelection.inc({ worker_type: 'regular', connection_mode: 'http', model: ctx.modelLabel, policy: policy.name });
     return worker;
   }
 
   async route(ctx: RequestContext, res: ServerResponse): Promise<void> {
     const { metrics } = this.deps;
-    const labels = { router_type: this.type, backend_type: 'unknown', connection_mode: 'http', model: ctx.model, endpoint: ctx.endpoint };
+    const labels = { router_type: this.type, backend_type: 'unknown', connection_mode: 'http', model: ctx.modelLabel, endpoint: ctx.endpoint };
     let counted = false;
     await withRouterMetrics(metrics, labels, ctx, () => executeWithRetry(
       async (_i, isLast) => {
@@ -142,7 +142,7 @@ export class RegularRouter implements Router {
   async #relay(ctx: RequestContext, worker: Worker, upstream: Dispatcher.ResponseData, res: ServerResponse): Promise<void> {
     const { metrics } = this.deps;
     const streaming = isEventStream(upstream.headers);
-    const ttft = metrics.routerTtft.labels({ router_type: this.type, backend_type: worker.runtime, model: ctx.model, endpoint: ctx.endpoint });
+    const ttft = metrics.routerTtft.labels({ router_type: this.type, backend_type: worker.runtime, model: ctx.modelLabel, endpoint: ctx.endpoint });
     const start = ctx.startTime;
     const { outcome, error } = await relayResponse(upstream, res, {
       headers: { 'x-request-id': ctx.requestId, 'x-smg-routed-worker-id': worker.key },

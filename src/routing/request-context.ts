@@ -23,6 +23,8 @@ export interface RequestContext {
   readonly upstreamBody: Buffer;
   /** Canonical model id after alias resolution, or `unknown` when the request named none. */
   readonly model: string;
+  /** `model` as a metric label: bounded to announced models, else `other`. */
+  readonly modelLabel: string;
   readonly stream: boolean;
   readonly requestId: string;
   readonly headers: IncomingHttpHeaders;
@@ -46,6 +48,8 @@ export interface ContextInput {
   requestIdHeaders: readonly string[];
   /** `--routing-key-headers`, in order. */
   routingKeyHeaders: readonly string[];
+  /** Maps the canonical model to its metric label (the registry's `modelLabel`). */
+  modelLabel: (model: string) => string;
 }
 
 function pickRequestId(headers: IncomingHttpHeaders, extra: readonly string[]): string {
@@ -81,6 +85,7 @@ export function buildRequestContext(input: ContextInput): RequestContext {
     body,
     upstreamBody,
     model: canonical ?? requested,
+    modelLabel: input.modelLabel(canonical ?? requested),
     stream: body.stream === true,
     requestId: pickRequestId(input.headers, input.requestIdHeaders),
     headers: input.headers,

@@ -110,10 +110,10 @@ export class RouterManager implements Router {
     }
     const { registered, available } = this.#count(ctx.model);
     if (ROUTER_ORDER.every((t) => totalOf(registered, t) === 0)) throw this.#noWorkerError(ctx.model);
-    // Reported only once the model is known to have workers, so client-chosen model names
-    // never become gauge label values.
+    // Reported under the model's label: a model no worker announces is served by the wildcard
+    // workers alone, so every such name has the same weights, reported once as `other`.
     const weights = routerWeights(available, this.#mode);
-    this.#report(ctx.model, weights);
+    this.#report(ctx.modelLabel, weights);
     const eligible = (type: RouterType): boolean => this.#serves(type, ctx.endpoint);
     const point = ctx.routingKey === undefined ? this.#random.next() : stickyPoint(ctx.routingKey);
     const type = pickWeighted(weights, eligible, point);
@@ -121,7 +121,7 @@ export class RouterManager implements Router {
     if (type === undefined || router === undefined) {
       throw this.#nothingEligibleError(ctx, registered, eligible);
     }
-    this.#hooks.onChoice(type, ctx.model);
+    this.#hooks.onChoice(type, ctx.modelLabel);
     return { router, weights };
   }
 

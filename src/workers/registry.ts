@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { GatewayMetrics } from '../observability/metrics.js';
-import type { Worker, WorkerStatus, WorkerType } from './worker.js';
+import { OTHER_MODEL_LABEL, UNKNOWN_MODEL_ID, type Worker, type WorkerStatus, type WorkerType } from './worker.js';
 
 export interface RegistryEvents {
   added: [worker: Worker];
@@ -19,6 +19,8 @@ export class WorkerRegistry extends EventEmitter<RegistryEvents> {
   readonly #byId = new Map<string, Worker>();
   /** Primary model ids of registered workers, rebuilt on membership change, read per request. */
   readonly #modelIds = new Set<string>();
+  /** Every model id some worker announces (cards and `model_id` labels), for metric labels. */
+  readonly #announced = new Set<string>();
   /** Ids are reserved per URL so a worker keeps its id across re-registration (SMG behaviour). */
   readonly #idByUrl = new Map<string, string>();
 
@@ -134,13 +136,25 @@ export class WorkerRegistry extends EventEmitter<RegistryEvents> {
     return this.#modelIds.has(model);
   }
 
+  /**
+   * The `model` label for a client-chosen model name: the name itself when some registered
+   * worker announces it (or `unknown`, the label of a request naming none), else `other`. Clients
+   * choose model names freely, and each distinct label value is a new set of series on /metrics.
+   */
+  modelLabel(model: string): string {
+    return model === UNKNOWN_MODEL_ID || this.#announced.has(model) ? model : OTHER_MODEL_LABEL;
+  }
+
   #refreshPoolSize(): void {
     const gauge = this.metrics.workerPoolSize;
     gauge.reset();
     this.#modelIds.clear();
+    this.#announced.clear();
     const counts = new Map<string, { type: WorkerType; model: string; n: number }>();
     for (const w of this.#byId.values()) {
       this.#modelIds.add(w.modelId);
+      for (const m of w.models) this.#announced.add(m);
+      if (w.labels.model_id !== undefined) this.#announced.add(w.labels.model_id);
       const key = `${w.type}\u0000${w.modelId}`;
       const entry = counts.get(key) ?? { type: w.type, model: w.modelId, n: 0 };
       entry.n += 1;

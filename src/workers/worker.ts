@@ -18,6 +18,8 @@ export type WorkerStatus = 'pending' | 'ready' | 'not_ready' | 'failed' | 'drain
 
 /** SMG's model id for a worker that announces none: it then serves any model. */
 export const UNKNOWN_MODEL_ID = 'unknown';
+/** The `model` metric label of every model name no registered worker announces. */
+export const OTHER_MODEL_LABEL = 'other';
 
 export interface WorkerInit {
   id: string;

@@ -32,6 +32,7 @@ export function inferenceHandler(endpoint: Endpoint) {
         aliases: app.aliases,
         requestIdHeaders: app.config.requestIdHeaders,
         routingKeyHeaders: app.config.routingKeyHeaders,
+        modelLabel: (model) => app.registry.modelLabel(model),
       });
       await app.router.route(ctx, res);
     } catch (err) {

@@ -27,6 +27,7 @@ function build(raw: string | Buffer, opts: Options = {}): { ctx: RequestContext;
     aliases: new Map(Object.entries(opts.aliases ?? {})),
     requestIdHeaders: opts.requestIdHeaders ?? [],
     routingKeyHeaders: ['x-smg-routing-key'],
+    modelLabel: (model) => (model === 'served-model' ? model : 'other'),
   };
   return { ctx: buildRequestContext(input), raw: bytes };
 }

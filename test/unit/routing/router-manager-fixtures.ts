@@ -38,6 +38,7 @@ export function ctxFor(shape: RequestShape = {}): RequestContext {
     body: {},
     upstreamBody: Buffer.alloc(0),
     model: shape.model ?? 'm',
+    modelLabel: shape.model ?? 'm',
     stream: false,
     requestId: 'r',
     headers: {},
