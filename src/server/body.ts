@@ -3,6 +3,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.js';
+import { assertJsonDepth } from './request-limits.js';
 
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
@@ -23,11 +24,24 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
 
 export type JsonObject = Record<string, unknown>;
 
-/** Parses a JSON object body; anything else is a 400 that never reaches a worker. */
+/** `fatal`: a body that is not UTF-8 is refused, never forwarded raw as U+FFFD-replaced text. */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Parses a JSON object body; anything else is a 400 that never reaches a worker. The nesting
+ * depth is bounded here, once, so no later recursive walk of the body can overflow the stack.
+ */
 export function parseJsonObject(raw: Buffer): JsonObject {
+  let text: string;
+  try {
+    text = utf8.decode(raw);
+  } catch {
+    throw new GatewayError('invalid_json', 'Request body is not valid UTF-8');
+  }
+  assertJsonDepth(raw);
   let value: unknown;
   try {
-    value = JSON.parse(raw.toString('utf8'));
+    value = JSON.parse(text);
   } catch (err) {
     throw new GatewayError('invalid_json', `Request body is not valid JSON: ${(err as Error).message}`);
   }
