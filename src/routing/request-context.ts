@@ -4,12 +4,12 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { GatewayError } from '../errors/gateway-error.js';
 import type { Leg, SelectInfo } from '../policies/policy.js';
 import type { JsonObject } from '../server/body.js';
 import { UNKNOWN_MODEL_ID } from '../workers/worker.js';
 import { parseRoutingKey, parseRoutingTokens, parseTargetWorker } from './routing-headers.js';
 import { routingText } from './routing-text.js';
+import { validateBody } from './validate-body.js';
 
 /** Inference endpoints, named as SMG's `endpoint` metric label. */
 export type Endpoint = 'chat' | 'completion' | 'generate' | 'embeddings' | 'rerank' | 'responses';
@@ -63,19 +63,14 @@ function pickRequestId(headers: IncomingHttpHeaders, extra: readonly string[]): 
 
 export function buildRequestContext(input: ContextInput): RequestContext {
   const { body } = input;
-  const rawModel = body.model;
-  if (rawModel !== undefined && typeof rawModel !== 'string') {
-    throw new GatewayError('invalid_body', "Field 'model' must be a string");
-  }
-  if (body.stream !== undefined && typeof body.stream !== 'boolean') {
-    throw new GatewayError('invalid_body', "Field 'stream' must be a boolean");
-  }
-  const requested = rawModel ?? UNKNOWN_MODEL_ID;
+  validateBody(input.endpoint, body);
+  const requested = typeof body.model === 'string' ? body.model : UNKNOWN_MODEL_ID;
   const canonical = input.aliases.get(requested);
   let upstreamBody = input.raw;
   if (canonical !== undefined) {
     // The engine only knows the canonical id, so an aliased request is rewritten; all others
-    // go upstream as the client's exact bytes.
+    // go upstream as the client's exact bytes. The body's depth was bounded at parse time, so
+    // this stringify cannot overflow the stack.
     body.model = canonical;
     upstreamBody = Buffer.from(JSON.stringify(body));
   }

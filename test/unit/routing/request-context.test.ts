@@ -14,12 +14,16 @@ interface Options {
   requestIdHeaders?: string[];
 }
 
-/** Builds a context from the client's raw bytes, parsed the way the inference handler does. */
+/**
+ * Builds a context from the client's raw bytes, parsed the way the inference handler does. The
+ * route is /v1/responses, whose body has no required fields, so these tests isolate the model,
+ * bytes and request id; per-endpoint field checks are in validate-body.test.ts.
+ */
 function build(raw: string | Buffer, opts: Options = {}): { ctx: RequestContext; raw: Buffer } {
   const bytes = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
   const input: ContextInput = {
-    endpoint: 'chat',
-    path: '/v1/chat/completions',
+    endpoint: 'responses',
+    path: '/v1/responses',
     body: JSON.parse(bytes.toString('utf8')) as JsonObject,
     raw: bytes,
     headers: opts.headers ?? {},
@@ -92,8 +96,8 @@ void describe('buildRequestContext: model and body bytes', () => {
   void it('carries the route, headers and signal through', () => {
     const headers = { 'x-custom': 'v' };
     const { ctx } = build('{"model":"m"}', { headers });
-    assert.equal(ctx.endpoint, 'chat');
-    assert.equal(ctx.path, '/v1/chat/completions');
+    assert.equal(ctx.endpoint, 'responses');
+    assert.equal(ctx.path, '/v1/responses');
     assert.equal(ctx.headers, headers);
     assert.equal(ctx.signal.aborted, false);
     assert.equal(typeof ctx.startTime, 'number');
