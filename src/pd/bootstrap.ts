@@ -3,11 +3,13 @@
  * `bootstrap_port` (JSON null when unknown) and `bootstrap_room`, identical on both legs, with
  * per-item arrays and a fresh room per item for batches. Rooms are uniform in [0, 2^63-1] and
  * must reach the engine as exact JSON integers; a JS number keeps only 53 bits, so rooms live as
- * BigInt and are spliced into the serialized body as digits.
+ * BigInt and are written into the serialized body as digits.
  */
 import { randomBytes } from 'node:crypto';
+import { GatewayError } from '../errors/gateway-error.js';
 import type { Endpoint } from '../routing/request-context.js';
 import type { JsonObject } from '../server/body.js';
+import { MAX_BATCH_ITEMS } from '../server/request-limits.js';
 
 const ROOM_MASK = (1n << 63n) - 1n;
 
@@ -62,6 +64,11 @@ export function bootstrapHost(prefillUrl: string): string {
 export function planBootstrap(endpoint: Endpoint, body: JsonObject, prefillUrl: string, port: number | null | undefined): BootstrapPlan {
   const size = batchSize(endpoint, body);
   const count = size ?? 1;
+  // The body was validated at the edge; this keeps a plan from ever being sized by an
+  // unchecked value (one room and one array entry per item).
+  if (count < 1 || count > MAX_BATCH_ITEMS) {
+    throw new GatewayError('invalid_body', `This request needs ${count} rendezvous rooms; it must need from 1 to ${MAX_BATCH_ITEMS}`);
+  }
   const rooms = Array.from({ length: count }, mintRoom);
   return { host: bootstrapHost(prefillUrl), port: port ?? null, rooms, batched: size !== undefined };
 }
@@ -69,24 +76,30 @@ export function planBootstrap(endpoint: Endpoint, body: JsonObject, prefillUrl: 
 /** Extra top-level fields for one leg (DP ranks), serialized alongside the bootstrap triple. */
 export type LegFields = Record<string, number | string>;
 
-const MARKER = `__switchyard_room_${randomBytes(6).toString('hex')}_`;
+const BOOTSTRAP_FIELDS = ['bootstrap_host', 'bootstrap_port', 'bootstrap_room'] as const;
+
+/** `count` copies of one JSON value, comma separated, built in one pass. */
+function repeated(json: string, count: number): string {
+  return new Array<string>(count).fill(json).join(',');
+}
 
 /**
- * Serializes `body` plus the bootstrap fields and `extra`, writing each room as exact digits.
- * The body is not mutated. Markers are per-process random, so client text cannot collide.
+ * Serializes `body` plus `extra` and the bootstrap fields, in time linear in the body and the
+ * batch: the body is serialized once without the triple, and the triple is appended as text,
+ * rooms as their exact decimal digits (BigInt, never through a 53-bit number). A client's own
+ * `bootstrap_*` fields are dropped so the engine sees only the gateway's. `body` is not mutated.
  */
 export function serializeWithBootstrap(body: JsonObject, plan: BootstrapPlan, extra: LegFields = {}): Buffer {
-  const markers = plan.rooms.map((_, i) => `${MARKER}${i}__`);
-  const out: JsonObject = {
-    ...body,
-    ...extra,
-    bootstrap_host: plan.batched ? plan.rooms.map(() => plan.host) : plan.host,
-    bootstrap_port: plan.batched ? plan.rooms.map(() => plan.port) : plan.port,
-    bootstrap_room: plan.batched ? markers : markers[0],
-  };
-  let json = JSON.stringify(out);
-  plan.rooms.forEach((room, i) => {
-    json = json.replace(`"${markers[i] ?? ''}"`, room.toString());
-  });
-  return Buffer.from(json);
+  const rest: JsonObject = { ...body, ...extra };
+  for (const field of BOOTSTRAP_FIELDS) delete rest[field];
+  const head = JSON.stringify(rest);
+  const host = JSON.stringify(plan.host);
+  const port = plan.port === null ? 'null' : String(plan.port);
+  const count = plan.rooms.length;
+  const triple = plan.batched
+    ? `"bootstrap_host":[${repeated(host, count)}],"bootstrap_port":[${repeated(port, count)}],"bootstrap_room":[${plan.rooms.join(',')}]`
+    : `"bootstrap_host":${host},"bootstrap_port":${port},"bootstrap_room":${String(plan.rooms[0] ?? 0n)}`;
+  // `head` is "{...}": reopen it, add the triple, close it again.
+  const separator = head === '{}' ? '' : ',';
+  return Buffer.from(`${head.slice(0, -1)}${separator}${triple}}`);
 }

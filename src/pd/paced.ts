@@ -26,8 +26,11 @@ export function splitPlan(endpoint: RequestContext['endpoint'], body: JsonObject
   if (endpoint === 'generate' && Array.isArray(body.input_ids)) return chunks(body.input_ids).map((ids) => ({ ...body, input_ids: ids }));
   if (endpoint === 'completion' && Array.isArray(body.prompt)) return chunks(body.prompt).map((prompt) => ({ ...body, prompt }));
   if (endpoint === 'chat' && typeof body.n === 'number') {
+    // Chunk sizes by arithmetic: nothing is allocated per sample.
     const n = body.n;
-    return chunks(Array.from({ length: n }, (_, i) => i)).map((c) => ({ ...body, n: c.length }));
+    const out: JsonObject[] = [];
+    for (let left = n; left > 0; left -= size) out.push({ ...body, n: Math.min(size, left) });
+    return out;
   }
   return undefined;
 }
