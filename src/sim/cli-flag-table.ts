@@ -267,6 +267,11 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
     to: fault('dropAfterChunks'),
     help: 'fault: drop the connection after N SSE events',
   },
+  'drop-after-head': {
+    kind: 'bool',
+    to: fault('dropAfterHead'),
+    help: 'fault: send a 200 head, then drop the connection before the body',
+  },
   'slow-start-ms': {
     kind: 'number',
     min: 1e-6,

@@ -15,6 +15,7 @@ const FAULT_KEYS: ReadonlySet<string> = new Set([
   'errorStatus',
   'hang',
   'dropAfterChunks',
+  'dropAfterHead',
   'healthStatus',
   'slowStartMs',
   'flapPeriodMs',
@@ -70,9 +71,12 @@ export class FaultInjector {
     return 'none';
   }
 
-  /** The drop fault for a request that runs; counts as a fire once it is armed. */
-  takeDrop(): number | undefined {
-    const n = this.faults.dropAfterChunks;
+  /**
+   * The drop fault for a request that runs (`'head'`: right after a 200 head, before any body
+   * byte; a number: after that many SSE events); counts as a fire once it is armed.
+   */
+  takeDrop(): number | 'head' | undefined {
+    const n = this.faults.dropAfterHead === true ? 'head' : this.faults.dropAfterChunks;
     if (n !== undefined) this.fired('none');
     return n;
   }
@@ -103,7 +107,14 @@ export class FaultInjector {
     const max = this.faults.maxFires;
     if (max !== undefined && ++this.fires >= max) {
       // The firing request still gets its fault; later ones do not.
-      const { errorRate: _e, hang: _h, dropAfterChunks: _d, maxFires: _m, ...rest } = this.faults;
+      const {
+        errorRate: _e,
+        hang: _h,
+        dropAfterChunks: _d,
+        dropAfterHead: _dh,
+        maxFires: _m,
+        ...rest
+      } = this.faults;
       this.faults = rest;
       this.onChange(this.current());
     }
@@ -145,6 +156,10 @@ export function checkedFaults(f: SimFaults): SimFaults {
   }
   if (f.dropAfterChunks !== undefined) {
     out.dropAfterChunks = int('dropAfterChunks', f.dropAfterChunks, 0);
+  }
+  if (f.dropAfterHead !== undefined) {
+    if (typeof f.dropAfterHead !== 'boolean') throw new RangeError('dropAfterHead must be a boolean');
+    out.dropAfterHead = f.dropAfterHead;
   }
   if (f.slowStartMs !== undefined) out.slowStartMs = positive('slowStartMs', f.slowStartMs);
   if (f.flapPeriodMs !== undefined) out.flapPeriodMs = positive('flapPeriodMs', f.flapPeriodMs);

@@ -72,13 +72,15 @@ export async function handleInference(
       plan = { ...plan, maxTokens: 1, finishReason: 'length' };
     }
   }
+  const drop = decision === 'none' ? w.faults.takeDrop() : undefined;
   const ctx: SessionContext = {
     res,
     engine: w.engine,
     stats,
     seed: opts.seed,
     meta: { id, created: Math.floor(Date.now() / 1000), model: plan.model },
-    dropAfterChunks: decision === 'none' ? w.faults.takeDrop() : undefined,
+    dropAfterChunks: typeof drop === 'number' ? drop : undefined,
+    dropAfterHead: drop === 'head',
     reportCached: realistic,
     pd,
     closing: w.isClosing,

@@ -34,6 +34,12 @@ export interface SimFaults {
   hang?: boolean;
   /** Streaming: destroy the socket after N SSE data chunks. Non-streaming: destroy before the body. */
   dropAfterChunks?: number;
+  /**
+   * Send a 200 head at once (SSE or JSON, by the request's `stream`), then close the connection
+   * before any body byte: an engine that crashes after accepting a request. Wins over
+   * dropAfterChunks.
+   */
+  dropAfterHead?: boolean;
   /** If set, /health (and /health_generate) answer this status, e.g. 503. */
   healthStatus?: number;
   /** /health answers 503 for this long after the faults are set (an engine still loading). */
@@ -44,7 +50,7 @@ export interface SimFaults {
   slowdown?: number;
   /** All faults clear themselves this long after being set. */
   durationMs?: number;
-  /** The request faults (errorRate, hang, dropAfterChunks) clear after firing this many times. */
+  /** The request faults (errorRate, hang, dropAfterChunks, dropAfterHead) clear after firing this many times. */
   maxFires?: number;
 }
 

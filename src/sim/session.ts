@@ -19,6 +19,8 @@ export interface SessionContext {
   meta: ResponseMeta;
   /** Fault: drop the connection after this many SSE events (streaming) or before the body. */
   dropAfterChunks: number | undefined;
+  /** Fault: send a 200 head, then drop the connection before any body byte. */
+  dropAfterHead: boolean;
   /** Realistic engine: OpenAI usage reports prompt_tokens_details.cached_tokens. */
   reportCached: boolean;
   /** The PD leg this request plays, if any. */
@@ -30,6 +32,8 @@ export interface SessionContext {
 type Outcome = 'completed' | 'failed' | 'aborted' | 'dropped';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
+/** A JSON head sent before its body exists: no content-length, so the body is chunked. */
+const JSON_HEADERS = { 'content-type': 'application/json' };
 
 export abstract class InferenceSession implements TokenSink, PdHost {
   /** One stream per output: items × n, item-major, matching OpenAI's choice index order. */
@@ -56,6 +60,12 @@ export abstract class InferenceSession implements TokenSink, PdHost {
   hold(): void {}
 
   run(): void {
+    if (this.ctx.dropAfterHead) {
+      this.ctx.res.writeHead(200, this.plan.stream ? SSE_HEADERS : JSON_HEADERS);
+      this.ctx.res.flushHeaders();
+      this.drop();
+      return;
+    }
     if (this.plan.stream) {
       this.ctx.res.writeHead(200, SSE_HEADERS);
       this.ctx.res.flushHeaders();
@@ -179,9 +189,10 @@ export abstract class InferenceSession implements TokenSink, PdHost {
   private drop(): void {
     this.settle('dropped');
     const socket = this.ctx.res.socket;
-    // Streaming: let the written events reach the client, then close without the terminating
-    // chunk, so the client sees a premature end. Non-streaming: nothing was written; close now.
-    if (this.plan.stream) socket?.destroySoon();
+    // Once a head is out (streaming, or the drop-after-head fault): let what was written reach
+    // the client, then close without the terminating chunk, so the client sees a premature end.
+    // Non-streaming before its head: nothing was written; close now.
+    if (this.ctx.res.headersSent) socket?.destroySoon();
     else socket?.destroy();
   }
 

@@ -97,6 +97,26 @@ void describe('faults', () => {
     await waitForStats(w, (s) => s.running === 0);
   });
 
+  for (const stream of [true, false]) {
+    void it(`dropAfterHead sends a 200 head, then closes before any body byte (stream: ${stream})`, async () => {
+      w.setFaults({ dropAfterHead: true, maxFires: 1 });
+      const base = w.stats();
+      const r = await chat(stream);
+      assert.equal(r.status, 200);
+      assert.match(String(r.headers['content-type']), stream ? /text\/event-stream/ : /application\/json/);
+      let received = '';
+      await assert.rejects(async () => {
+        for await (const chunk of r.body) received += String(chunk);
+      });
+      assert.equal(received, '', 'no body byte arrived');
+      const stats = await waitForStats(w, (s) => s.running === 0);
+      assert.equal(stats.faultsFired, base.faultsFired + 1);
+      const next = await chat(stream);
+      assert.equal(next.status, 200);
+      assert.ok((await next.body.text()).length > 0, 'maxFires cleared it: the next answer is whole');
+    });
+  }
+
   void it('POST /sim/faults replaces the faults at runtime and {} clears them', async () => {
     const set = await postFaults({ errorRate: 1, errorStatus: 502 });
     assert.equal(set.status, 200);

@@ -35,6 +35,12 @@ void describe('FaultInjector', () => {
     assert.equal(count(3), errors);
   });
 
+  void it('dropAfterHead wins over dropAfterChunks and clears after maxFires', () => {
+    const f = new FaultInjector(0, { dropAfterHead: true, dropAfterChunks: 2, maxFires: 1 });
+    assert.equal(f.takeDrop(), 'head');
+    assert.equal(f.takeDrop(), undefined);
+  });
+
   void it('rejects out-of-range faults passed directly', () => {
     assert.throws(() => new FaultInjector(0, { errorRate: 2 }), /errorRate/);
     assert.throws(() => new FaultInjector(0, { dropAfterChunks: -1 }), /dropAfterChunks/);
@@ -48,6 +54,7 @@ void describe('parseFaults', () => {
       errorStatus: 429,
       hang: false,
       dropAfterChunks: 3,
+      dropAfterHead: true,
       healthStatus: 503,
       slowStartMs: 10,
       flapPeriodMs: 20,
@@ -69,6 +76,7 @@ void describe('parseFaults', () => {
       { healthStatus: 700 },
       { hang: 1 },
       { dropAfterChunks: 1.5 },
+      { dropAfterHead: 'yes' },
     ];
     for (const value of bad) {
       const r = parseFaults(value);
