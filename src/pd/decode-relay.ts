@@ -7,12 +7,12 @@
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { GatewayError } from '../errors/gateway-error.js';
-import { endWithError, sendError, sendJson } from '../errors/respond.js';
+import { endWithError, sendJson } from '../errors/respond.js';
 import type { RequestContext } from '../routing/request-context.js';
 import { midStreamGatewayError } from '../upstream/errors.js';
 import { isEventStream, readBodyText, relayResponse, type RelayOutcome } from '../upstream/forward.js';
 import { relaySseRewritten } from '../upstream/sse-rewrite.js';
-import { closeLeg, type LegHandle } from './leg.js';
+import { bodyFailure, closeLeg, watchUnrelayedBody, type LegFailure, type LegHandle } from './leg.js';
 import { mergeInto, mergeSseEvent, prefillInputLogprobs, wantsLogprobs } from './logprobs.js';
 import type { PdDeps } from './parallel.js';
 
@@ -26,9 +26,15 @@ export interface DecodeRelayInput {
   prefillResponse?: Dispatcher.ResponseData | undefined;
   decodeResponse: Dispatcher.ResponseData;
   labels: { backend_type: string; model: string; runtime: string };
-  /** Set once the decode response is over: a prefill cut after that is not a failure. */
+  /** Set once the decode response is over (or failed): a prefill cut after that is not a failure. */
   decodeFinished?: boolean;
 }
+
+/**
+ * How the decode relay ended. `failed`: the decode failed before any byte reached the client,
+ * so the attempt still owns the answer; the decode leg is left open for the caller to fail.
+ */
+export type DecodeRelayResult = { kind: 'relayed' } | { kind: 'failed'; failure: LegFailure };
 
 /** How long a prefill body may stay open after its decode finished. */
 const PREFILL_GRACE_MS = 1000;
@@ -88,22 +94,30 @@ function drainPrefill(input: DecodeRelayInput): Promise<string | undefined> {
   );
 }
 
-export async function relayDecode(input: DecodeRelayInput): Promise<void> {
+export async function relayDecode(input: DecodeRelayInput): Promise<DecodeRelayResult> {
   const { ctx, res, decode, decodeResponse, deps } = input;
   const merge = input.prefill !== undefined && wantsLogprobs(ctx.body);
   const prefillText = drainPrefill(input);
   const headers: Record<string, string> = { 'x-request-id': ctx.requestId, 'x-smg-routed-worker-id': decode.worker.key };
   // Not an SMG header: names the prefill side of the pair, for debugging PD placement.
   if (input.prefill) headers['x-smg-prefill-worker-id'] = input.prefill.worker.key;
+  const abortedByPrefill = (): boolean => decode.signal.signal.aborted && !ctx.signal.aborted && !decode.signal.deadlinePassed;
   const midStreamError = (cause: unknown): GatewayError =>
-    decode.signal.signal.aborted && !ctx.signal.aborted && !decode.signal.deadlinePassed
+    abortedByPrefill()
       ? new GatewayError('prefill_error', `The prefill leg failed after the stream started: ${String((decode.signal.signal.reason as Error | undefined)?.message ?? cause)}`, { status: 502 })
       : midStreamGatewayError(cause, decode.worker.url);
-  let outcome: RelayOutcome;
+  // Until the relay writes the head, a decode failure is still the attempt's to answer.
+  const watch = watchUnrelayedBody(decode, decodeResponse.body);
+  let early: LegFailure | undefined;
+  let outcome: RelayOutcome = 'upstream_failed';
   try {
-    if (!merge) {
+    // With logprobs the relay waits for the prefill's; a decode that fails meanwhile fails now.
+    if (merge) await Promise.race([prefillText, watch.failed]);
+    early = watch.failure;
+    watch.stop();
+    if (early === undefined && !merge) {
       outcome = (await relayResponse(decodeResponse, res, { headers, midStreamError })).outcome;
-    } else {
+    } else if (early === undefined) {
       const prefix = prefillInputLogprobs((await prefillText) ?? '') ?? [];
       if (isEventStream(decodeResponse.headers)) {
         outcome = await relaySseRewritten(decodeResponse, res, headers, (e) => mergeSseEvent(e, prefix), midStreamError);
@@ -122,16 +136,20 @@ export async function relayDecode(input: DecodeRelayInput): Promise<void> {
       }
     }
   } catch (err) {
+    watch.stop();
     outcome = ctx.signal.aborted ? 'client_closed' : 'upstream_failed';
     if (outcome === 'upstream_failed') {
       deps.logger.warn({ worker: decode.worker.url, err: String(err) }, 'decode body failed');
-      // The client is still there: answer it (a status if nothing was sent yet, else an event).
       if (res.headersSent) endWithError(res, midStreamError(err));
-      else sendError(res, midStreamError(err));
+      else early = bodyFailure(decode, err);
     }
   }
+  if (early !== undefined) {
+    if (!ctx.signal.aborted) return failBeforeBytes(input, prefillText, early, abortedByPrefill());
+    outcome = 'client_closed';
+  }
   if (outcome === 'complete') decode.worker.circuit.record('success');
-  else if (outcome === 'upstream_failed') decode.worker.circuit.record('failure');
+  else if (outcome === 'upstream_failed' && !abortedByPrefill()) decode.worker.circuit.record('failure');
   closeLeg(decode, 'decode done');
   // A prefill still draining when the client left is stopped by the shared client signal. One
   // that is still open after its decode finished (the KV is long transferred) gets a short grace
@@ -144,4 +162,21 @@ export async function relayDecode(input: DecodeRelayInput): Promise<void> {
     clearTimeout(grace);
   }
   await prefillText;
+  return { kind: 'relayed' };
+}
+
+/**
+ * The one place that decides: a decode that failed before any byte reached the client is a
+ * leg failure, not a mid-stream one. The prefill partner is cut at once (charged nothing, as a
+ * retired partner) and drained, so its slot is free before the attempt retries or answers.
+ * When the prefill's own failure is what aborted the decode, the failure is the prefill's.
+ */
+async function failBeforeBytes(input: DecodeRelayInput, prefillText: Promise<unknown>, failure: LegFailure, prefillCaused: boolean): Promise<DecodeRelayResult> {
+  input.decodeFinished = true;
+  input.prefill?.signal.abort(new Error(`decode leg failed: ${failure.error.code}`));
+  await prefillText;
+  if (!prefillCaused) return { kind: 'failed', failure };
+  const reason = (input.decode.signal.signal.reason as Error | undefined)?.message ?? 'prefill failed';
+  const error = new GatewayError('prefill_error', `The prefill leg failed before the decode answered: ${reason}`, { status: 502 });
+  return { kind: 'failed', failure: { ok: false, error, outcome: 'neutral', aborted: true } };
 }

@@ -40,3 +40,13 @@ export function legTransportError(leg: PdLeg, kind: 'timeout' | 'connection', de
     ? new GatewayError(`${leg}_gateway_timeout`, `${leg} worker did not answer in time: ${detail}`)
     : new GatewayError(`${leg}_request_failed`, `${leg} worker could not be reached: ${detail}`);
 }
+
+/**
+ * A leg that sent a 2xx head and then failed before any of its body reached the client: the
+ * gateway can still answer (or retry), so this is a leg failure, not a mid-stream one.
+ */
+export function legBodyError(leg: PdLeg, kind: 'timeout' | 'connection', detail: string): GatewayError {
+  return kind === 'timeout'
+    ? new GatewayError(`${leg}_gateway_timeout`, `${leg} worker did not finish its answer in time: ${detail}`)
+    : new GatewayError(`${leg}_read_failed`, `${leg} worker failed before its answer reached the client: ${detail}`);
+}

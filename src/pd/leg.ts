@@ -13,11 +13,14 @@ import type { UpstreamPools } from '../upstream/pools.js';
 import { outcomeForStatus, type Outcome } from '../workers/circuit-breaker.js';
 import type { Worker } from '../workers/worker.js';
 import type { RequestContext } from '../routing/request-context.js';
-import { legStatusError, legTransportError, type PdLeg } from './leg-errors.js';
+import type { AttemptResult } from '../routing/retry.js';
+import { legBodyError, legStatusError, legTransportError, type PdLeg } from './leg-errors.js';
 
 export type LegHead =
   | { ok: true; response: Dispatcher.ResponseData }
   | { ok: false; error: GatewayError; outcome: Outcome; aborted: boolean };
+
+export type LegFailure = LegHead & { ok: false };
 
 export interface LegHandle {
   readonly leg: PdLeg;
@@ -71,4 +74,60 @@ export function closeLeg(h: LegHandle, reason: string): void {
   h.signal.dispose();
   h.load.release();
   h.slot?.release();
+}
+
+/** The failure of a leg whose 2xx body failed before the gateway relayed any of it. */
+export function bodyFailure(h: LegHandle, err: unknown): LegFailure {
+  // Aborted by us (partner failed, client left): not this worker's fault.
+  const aborted = h.signal.signal.aborted && !h.signal.deadlinePassed;
+  const detail = err instanceof Error ? err.message : String(err);
+  return { ok: false, error: legBodyError(h.leg, classifyTransportError(err), detail), outcome: aborted ? 'neutral' : 'failure', aborted };
+}
+
+/** A body that nobody reads yet, watched for a failure until `stop()`. */
+export interface BodyWatch {
+  /** Set (synchronously) once the body has failed. */
+  readonly failure: LegFailure | undefined;
+  /** Resolves when the body fails; never resolves if it does not. */
+  readonly failed: Promise<LegFailure>;
+  stop(): void;
+}
+
+/**
+ * Watches a 2xx leg body that the gateway has not started to relay. Listening for 'error' does
+ * not read the body, so the bytes still reach whoever relays it later; a body that already
+ * failed (its 'error' event gone) is seen at once.
+ */
+export function watchUnrelayedBody(h: LegHandle, body: Dispatcher.ResponseData['body']): BodyWatch {
+  let failure: LegFailure | undefined;
+  let notify: (f: LegFailure) => void = () => undefined;
+  const failed = new Promise<LegFailure>((resolve) => {
+    notify = resolve;
+  });
+  const onError = (err: unknown): void => {
+    const f = failure ?? bodyFailure(h, err);
+    failure = f;
+    notify(f);
+  };
+  if (body.errored || body.destroyed) onError(body.errored ?? new Error('the body closed before it was relayed'));
+  else body.once('error', onError);
+  return {
+    get failure() {
+      // destroy(err) sets `errored` at once but emits 'error' a tick later.
+      if (failure === undefined && body.errored) onError(body.errored);
+      return failure;
+    },
+    failed,
+    stop: () => body.off('error', onError),
+  };
+}
+
+/**
+ * Ends an attempt on a failed leg: its breaker is told, its leases are released, and a
+ * retryable error is retried on a new pair (the executor re-selects both legs).
+ */
+export function legFailure(h: LegHandle, failure: LegFailure): AttemptResult {
+  h.worker.circuit.record(failure.outcome);
+  closeLeg(h, 'failed');
+  return failure.error.retryable ? { kind: 'retry', reason: failure.error.code, error: failure.error } : { kind: 'fail', error: failure.error };
 }

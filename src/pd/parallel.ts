@@ -14,7 +14,7 @@ import type { RequestContext } from '../routing/request-context.js';
 import type { UpstreamPools } from '../upstream/pools.js';
 import type { Worker } from '../workers/worker.js';
 import { planBootstrap, serializeWithBootstrap, type LegFields } from './bootstrap.js';
-import { closeLeg, startLeg, type LegHandle, type LegHead } from './leg.js';
+import { closeLeg, legFailure, startLeg, watchUnrelayedBody, type BodyWatch, type LegFailure, type LegHandle, type LegHead } from './leg.js';
 import { relayDecode } from './decode-relay.js';
 
 /** How long a retired partner leg may take to settle before it is let go. */
@@ -43,27 +43,40 @@ function rankFields(pair: Pair): { prefill: LegFields; decode: LegFields } {
   return { prefill, decode };
 }
 
-type Race = { kind: 'both'; prefill: LegHead & { ok: true }; decode: LegHead & { ok: true } } | { kind: 'failed'; failed: LegHandle; head: LegHead & { ok: false }; partner: LegHandle };
+type Race = { kind: 'both'; prefill: LegHead & { ok: true }; decode: LegHead & { ok: true } } | { kind: 'failed'; failed: LegHandle; head: LegFailure; partner: LegHandle };
 
-/** Resolves when both heads are usable, or at the first failure. */
+/**
+ * Resolves when both heads are usable, or at the first failure. A leg whose head came first
+ * and whose body then fails while its partner is still answering has failed too: none of it
+ * reached the client, so it fails the pair now instead of when the partner answers.
+ */
 function firstFailureOrBoth(p: LegHandle, d: LegHandle): Promise<Race> {
   return new Promise((resolve) => {
     let pHead: (LegHead & { ok: true }) | undefined;
     let dHead: (LegHead & { ok: true }) | undefined;
+    const watches: BodyWatch[] = [];
     let done = false;
+    const finish = (race: Race): void => {
+      done = true;
+      for (const w of watches) w.stop();
+      resolve(race);
+    };
     const settle = (h: LegHandle, head: LegHead): void => {
       if (done) return;
       if (!head.ok) {
-        done = true;
-        resolve({ kind: 'failed', failed: h, head, partner: h === p ? d : p });
+        finish({ kind: 'failed', failed: h, head, partner: h === p ? d : p });
         return;
       }
       if (h === p) pHead = head;
       else dHead = head;
       if (pHead && dHead) {
-        done = true;
-        resolve({ kind: 'both', prefill: pHead, decode: dHead });
+        finish({ kind: 'both', prefill: pHead, decode: dHead });
+        return;
       }
+      const watch = watchUnrelayedBody(h, head.response.body);
+      watches.push(watch);
+      if (watch.failure) settle(h, watch.failure);
+      else void watch.failed.then((failure) => settle(h, failure));
     };
     void p.head.then((head) => settle(p, head));
     void d.head.then((head) => settle(d, head));
@@ -100,18 +113,22 @@ export async function dispatchParallel(ctx: RequestContext, pair: Pair, res: Ser
   const race = await firstFailureOrBoth(p, d);
 
   if (race.kind === 'failed') {
-    const { failed, head, partner } = race;
-    failed.worker.circuit.record(head.outcome);
-    closeLeg(failed, 'failed');
-    retire(partner, head.error.code, deps.logger);
-    if (ctx.signal.aborted) return { kind: 'done' };
-    deps.metrics.pdBootstrapFailures.inc();
-    deps.logger.warn({ leg: failed.leg, worker: failed.worker.url, requestId: ctx.requestId, err: head.error.message }, 'PD leg failed');
-    return head.error.retryable ? { kind: 'retry', reason: head.error.code, error: head.error } : { kind: 'fail', error: head.error };
+    retire(race.partner, race.head.error.code, deps.logger);
+    return failPair(ctx, race.failed, race.head, deps);
   }
 
   const labels = { backend_type: 'pd', model: ctx.modelLabel, runtime: pair.prefill.runtime };
   deps.metrics.pdTtft.observe(labels, (performance.now() - p.sentAt) / 1000);
-  await relayDecode({ ctx, res, deps, prefill: p, decode: d, prefillResponse: race.prefill.response, decodeResponse: race.decode.response, labels });
-  return { kind: 'done' };
+  const relayed = await relayDecode({ ctx, res, deps, prefill: p, decode: d, prefillResponse: race.prefill.response, decodeResponse: race.decode.response, labels });
+  // The relay already cut and drained the prefill partner.
+  return relayed.kind === 'relayed' ? { kind: 'done' } : failPair(ctx, d, relayed.failure, deps);
+}
+
+/** A pair whose leg failed before the client got a byte: the attempt answers or retries it. */
+function failPair(ctx: RequestContext, failed: LegHandle, failure: LegFailure, deps: PdDeps): AttemptResult {
+  const result = legFailure(failed, failure);
+  if (ctx.signal.aborted) return { kind: 'done' };
+  deps.metrics.pdBootstrapFailures.inc();
+  deps.logger.warn({ leg: failed.leg, worker: failed.worker.url, requestId: ctx.requestId, err: failure.error.message }, 'PD leg failed');
+  return result;
 }

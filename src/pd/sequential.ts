@@ -15,20 +15,13 @@ import { readBodyText } from '../upstream/forward.js';
 import type { Worker } from '../workers/worker.js';
 import { relayDecode } from './decode-relay.js';
 import { connectorFor, mintTransferId, mooncakeDecodeParams, mooncakePrefillParams, NIXL_PREFILL_PARAMS, type ConnectorPlan } from './kv-transfer.js';
-import { closeLeg, startLeg, type LegHandle, type LegHead } from './leg.js';
+import { closeLeg, legFailure, startLeg } from './leg.js';
 import type { Pair, PdDeps } from './parallel.js';
 import { hasMultimodalInput, samplingN, sanitizePrefill } from './sanitize.js';
 import { shouldSkipPrefill } from './skip-prefill.js';
 
 function withRank(body: JsonObject, w: Worker): JsonObject {
   return w.dpRank === undefined ? body : { ...body, data_parallel_rank: w.dpRank };
-}
-
-/** An attempt result for a failed leg head: retryable answers are retried with a fresh pair. */
-function legFailure(h: LegHandle, head: LegHead & { ok: false }): AttemptResult {
-  h.worker.circuit.record(head.outcome);
-  closeLeg(h, 'failed');
-  return head.error.retryable ? { kind: 'retry', reason: head.error.code, error: head.error } : { kind: 'fail', error: head.error };
 }
 
 interface Harvest {
@@ -106,6 +99,6 @@ export async function dispatchSequential(ctx: RequestContext, pair: Pair, res: S
   if (prefillAnsweredAt !== undefined && decodeBody !== ctx.body) {
     metrics.pdKvTransferDuration.observe(labels, (performance.now() - prefillAnsweredAt) / 1000);
   }
-  await relayDecode({ ctx, res, deps, decode: d, decodeResponse: head.response, labels });
-  return { kind: 'done' };
+  const relayed = await relayDecode({ ctx, res, deps, decode: d, decodeResponse: head.response, labels });
+  return relayed.kind === 'relayed' ? { kind: 'done' } : legFailure(d, relayed.failure);
 }
