@@ -43,7 +43,7 @@ export function startLeg(
   timeoutMs: number,
   slot?: Lease,
 ): LegHandle {
-  const path = ctx.path;
+  const path = worker.upstreamPath(ctx.path);
   const load = worker.acquireLoad();
   const signal = new AttemptSignal(ctx.signal, timeoutMs);
   const sentAt = performance.now();

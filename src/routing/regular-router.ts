@@ -110,7 +110,7 @@ export class RegularRouter implements Router {
         upstream = await sendUpstream({
           pool,
           method: 'POST',
-          path: ctx.path,
+          path: worker.upstreamPath(ctx.path),
           headers: buildUpstreamHeaders(ctx.headers, ctx.requestId, worker.apiKey, body.length),
           body,
           signal: attempt.signal,

@@ -92,7 +92,7 @@ export class HealthChecker {
     // A draining worker is leaving: its health no longer matters to anyone.
     if (worker.status === 'draining') return;
     const s = this.#settings(worker);
-    const ok = await probeHealth(worker.url + s.endpoint, { timeoutMs: s.timeoutSecs * 1000, apiKey: worker.apiKey });
+    const ok = await probeHealth(worker.upstreamUrl(s.endpoint), { timeoutMs: s.timeoutSecs * 1000, apiKey: worker.apiKey });
     const tracked = this.#tracked.get(worker);
     if (!tracked || tracked.stopped) return;
     this.metrics.workerHealthChecks.inc({ worker_type: worker.type, result: ok ? 'success' : 'failure' });

@@ -121,7 +121,7 @@ export class LoadMonitor {
     const headers = worker.apiKey ? { authorization: `Bearer ${worker.apiKey}` } : {};
     const get = async (path: string): Promise<{ status: number; text: string } | undefined> => {
       try {
-        const res = await request(worker.url + path, { headers, signal: AbortSignal.timeout(timeoutMs) });
+        const res = await request(worker.upstreamUrl(path), { headers, signal: AbortSignal.timeout(timeoutMs) });
         return { status: res.statusCode, text: await res.body.text() };
       } catch {
         return undefined;

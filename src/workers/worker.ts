@@ -51,6 +51,8 @@ export class Worker {
   readonly url: string;
   /** scheme://host:port, the key of this worker's connection pool. */
   readonly origin: string;
+  /** The URL's path prefix ('' or e.g. `/engine`): every request to this worker goes under it. */
+  readonly basePath: string;
   readonly type: WorkerType;
   readonly runtime: Runtime;
   readonly models: readonly string[];
@@ -82,7 +84,9 @@ export class Worker {
   constructor(init: WorkerInit) {
     this.id = init.id;
     this.url = init.url;
-    this.origin = new URL(init.url).origin;
+    const parsed = new URL(init.url);
+    this.origin = parsed.origin;
+    this.basePath = parsed.pathname.replace(/\/+$/, '');
     this.type = init.type;
     this.runtime = init.runtime;
     this.models = init.models;
@@ -106,6 +110,19 @@ export class Worker {
    */
   get key(): string {
     return this.dpRank === undefined ? this.url : `${this.url}@${this.dpRank}`;
+  }
+
+  /**
+   * The request path to send on this worker's pool (keyed by origin): `path` under the URL's
+   * prefix, so inference, PD legs, proxies, probes and load polls all reach `url + path`.
+   */
+  upstreamPath(path: string): string {
+    return this.basePath + path;
+  }
+
+  /** The absolute URL of `path` on this worker, for calls made outside its pool. */
+  upstreamUrl(path: string): string {
+    return this.origin + this.upstreamPath(path);
   }
 
   /** The primary model id, SMG-style: first model card, else the `model_id` label, else unknown. */

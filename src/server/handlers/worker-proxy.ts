@@ -32,7 +32,7 @@ export function proxyGetToFirstWorker(path: string) {
     });
     const attempt = new AttemptSignal(client.signal, app.config.requestTimeoutSecs * 1000);
     try {
-      const upstream = await sendUpstream({ pool, method: 'GET', path, headers: authHeaders(worker), signal: attempt.signal });
+      const upstream = await sendUpstream({ pool, method: 'GET', path: worker.upstreamPath(path), headers: authHeaders(worker), signal: attempt.signal });
       await relayResponse(upstream, res, {
         headers: { 'x-smg-routed-worker-id': worker.url },
         midStreamError: (cause) => midStreamGatewayError(cause, worker.url),
@@ -47,7 +47,7 @@ export function proxyGetToFirstWorker(path: string) {
 
 async function callWorker(worker: Worker, method: 'GET' | 'POST', path: string): Promise<{ ok: boolean; status: number; json: unknown; error?: string }> {
   try {
-    const res = await request(worker.url + path, {
+    const res = await request(worker.upstreamUrl(path), {
       method,
       headers: { ...authHeaders(worker), ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
       body: method === 'POST' ? '{}' : null,
