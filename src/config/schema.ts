@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ASSIGNMENT_MODES, POLICY_NAMES } from '../policies/names.js';
 import { LOG_LEVELS } from './gateway-flags.js';
 import { MAX_TIMER_MS, MAX_TIMER_SECS, timerLimitMessage } from '../util/timer-limit.js';
+import { workerUrlSchema } from '../workers/worker-url.js';
 
 const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().min(1);
@@ -15,26 +16,17 @@ const nonNegativeInt = z.number().int().min(0);
 const secs = (min: number) => z.number().int().min(min).max(MAX_TIMER_SECS, timerLimitMessage('s'));
 const millis = (min: number) => z.number().int().min(min).max(MAX_TIMER_MS, timerLimitMessage('ms'));
 
-const workerUrl = z.string().refine((s) => {
-  try {
-    const u = new URL(s);
-    return u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}, 'must be an http:// or https:// URL');
-
 const modelAlias = z.string().regex(/^[^=]+=[^=]+$/, 'must look like alias=canonical');
 
 export const gatewayConfigSchema = z.object({
   host: z.string().min(1),
   port,
-  workerUrls: z.array(workerUrl),
+  workerUrls: z.array(workerUrlSchema),
   pdDisaggregation: z.boolean(),
   enableIgw: z.boolean(),
   pdWeightMode: z.enum(PD_WEIGHT_MODES),
-  prefill: z.array(z.object({ url: workerUrl, bootstrapPort: z.number().int().min(1).max(65535).nullable() })),
-  decode: z.array(workerUrl),
+  prefill: z.array(z.object({ url: workerUrlSchema, bootstrapPort: z.number().int().min(1).max(65535).nullable() })),
+  decode: z.array(workerUrlSchema),
   prefillPolicy: z.enum(POLICY_NAMES).optional(),
   prefillMaxInflightRequestsPerWorker: z.number().int(),
   prefillQueueSize: nonNegativeInt.optional(),

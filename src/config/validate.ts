@@ -6,6 +6,7 @@
 import { UsageError, type FlagSpec, type RawFlags } from '../cli/flag-parser.js';
 import { GATEWAY_FLAGS } from './gateway-flags.js';
 import { gatewayConfigSchema, type GatewayConfig } from './schema.js';
+import { redactUrlCredentials } from '../workers/worker-url.js';
 
 type Rule = (c: GatewayConfig) => string | undefined;
 
@@ -60,7 +61,8 @@ export function buildConfig(raw: RawFlags, specs: readonly FlagSpec[] = GATEWAY_
     const flag = flagForKey(specs, key);
     const index = issue?.path[1];
     const value = index === undefined ? raw[key] : (raw[key] as unknown[] | undefined)?.[Number(index)];
-    throw new UsageError(`${flag}: ${issue?.message ?? 'invalid value'} (got ${JSON.stringify(value)})`);
+    // A worker URL may carry a password, which must not reach the terminal or a CI log.
+    throw new UsageError(`${flag}: ${issue?.message ?? 'invalid value'} (got ${redactUrlCredentials(JSON.stringify(value))})`);
   }
   for (const rule of RULES) {
     const message = rule(parsed.data);

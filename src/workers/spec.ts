@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { MAX_TIMER_SECS, timerLimitMessage } from '../util/timer-limit.js';
 import { RUNTIMES, WORKER_TYPES } from './worker.js';
+import { workerUrlSchema } from './worker-url.js';
 
 const lowerEnum = <T extends readonly [string, ...string[]]>(values: T) =>
   z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(values));
@@ -27,18 +28,9 @@ export const healthOverrideSchema = z.object({
 });
 export type HealthOverride = z.infer<typeof healthOverrideSchema>;
 
-const httpUrl = z.string().refine((s) => {
-  try {
-    const u = new URL(s);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
-  } catch {
-    return false;
-  }
-}, 'must be an http:// or https:// URL with a host');
-
 export const workerSpecSchema = z
   .object({
-    url: httpUrl,
+    url: workerUrlSchema,
     models: z.array(modelCard).default([]),
     worker_type: lowerEnum(WORKER_TYPES).default('regular'),
     connection_mode: z.literal('http').default('http'),
@@ -60,11 +52,6 @@ export const workerSpecSchema = z
 
 export type WorkerSpec = z.output<typeof workerSpecSchema>;
 
-/** Normalizes a worker URL: no trailing slash, so the same worker is one registry key. */
-export function normalizeUrl(url: string): string {
-  return url.replace(/\/+$/, '');
-}
-
 export type SpecResult = { ok: true; spec: WorkerSpec } | { ok: false; message: string };
 
 export function parseWorkerSpec(input: unknown): SpecResult {
@@ -74,7 +61,7 @@ export function parseWorkerSpec(input: unknown): SpecResult {
     const where = issue?.path.length ? `'${issue.path.join('.')}' ` : '';
     return { ok: false, message: `Invalid worker spec: ${where}${issue?.message ?? 'invalid'}` };
   }
-  return { ok: true, spec: { ...parsed.data, url: normalizeUrl(parsed.data.url) } };
+  return { ok: true, spec: parsed.data };
 }
 
 /** WorkerUpdateRequest for PATCH: the mutable fields only. */

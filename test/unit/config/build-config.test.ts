@@ -95,7 +95,7 @@ void describe('buildConfig: accepted values', () => {
       '--log-json',
     ]);
     assert.equal(config.port, 0);
-    assert.deepEqual(config.workerUrls, ['http://127.0.0.1:8000', 'https://w2:8443/']);
+    assert.deepEqual(config.workerUrls, ['http://127.0.0.1:8000', 'https://w2:8443']);
     assert.equal(config.policy, 'random');
     assert.equal(config.apiKey, 'k');
     assert.deepEqual(config.modelAlias, ['gpt=llama-3', 'small=qwen']);
@@ -139,6 +139,29 @@ void describe('buildConfig: single-field ranges name the flag', () => {
   void it('a worker URL that is not http(s) names --worker-urls and the bad value', () => {
     rejects(['--worker-urls', 'http://ok:1', 'ftp://w:21'], '--worker-urls', /"ftp:\/\/w:21"/);
     rejects(['--worker-urls', 'not a url'], '--worker-urls', /"not a url"/);
+  });
+
+  void it('worker URLs are normalised like POST /workers: trimmed, lower-case host, no default port or trailing slash', () => {
+    const config = build(['--pd-disaggregation', '--prefill', ' HTTP://P.example:80/ ', '9001', '--decode', 'http://D.example:8000//']);
+    assert.deepEqual(config.prefill, [{ url: 'http://p.example', bootstrapPort: 9001 }]);
+    assert.deepEqual(config.decode, ['http://d.example:8000']);
+  });
+
+  void it('credentials in a worker URL name the flag, point at api_key and are not echoed', () => {
+    for (const argv of [
+      ['--worker-urls', 'http://u:hunter2@w:1'],
+      ['--pd-disaggregation', '--prefill', 'http://u:hunter2@p:1', 'none'],
+      ['--pd-disaggregation', '--decode', 'http://u:hunter2@d:1'],
+    ]) {
+      const flag = argv.find((a) => a !== '--pd-disaggregation' && a.startsWith('--')) ?? '';
+      rejects(argv, flag, /credentials.*api_key.*\(got .*\*\*\*@/);
+      assert.throws(() => build(argv), (err: Error) => !err.message.includes('hunter2'));
+    }
+  });
+
+  void it('a link-local or metadata worker URL names the flag', () => {
+    rejects(['--worker-urls', 'http://169.254.169.254'], '--worker-urls', /link-local or cloud metadata/);
+    rejects(['--worker-urls', 'http://metadata.google.internal'], '--worker-urls', /metadata service/);
   });
 
   void it('zero where a positive integer is required', () => {
