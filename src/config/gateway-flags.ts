@@ -28,6 +28,7 @@ export const GATEWAY_FLAGS: readonly FlagSpec[] = [
   { name: 'host', key: 'host', kind: 'string', default: '0.0.0.0', help: 'Bind address' },
   { name: 'port', key: 'port', kind: 'int', default: 30000, help: 'Main port (0 = ephemeral)' },
   { name: 'worker-urls', key: 'workerUrls', kind: 'list', default: [], metavar: '<url...>', help: 'Regular-mode worker URLs' },
+  { name: 'worker-allow-cidr', key: 'workerAllowCidr', kind: 'list', default: [], metavar: '<cidr...>', help: 'Only register workers whose address (literal or resolved) is inside one of these ranges (Switchyard-only; default: any but link-local)' },
   // Prefill/decode disaggregation
   { name: 'pd-disaggregation', key: 'pdDisaggregation', kind: 'bool', default: false, help: 'Prefill/decode disaggregated mode' },
   { name: 'prefill', key: 'prefill', kind: 'list', default: [], metavar: '<url> [bootstrap_port|none]', help: 'Prefill worker with optional bootstrap port (repeatable)', consume: consumePrefill },

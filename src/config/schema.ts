@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ASSIGNMENT_MODES, POLICY_NAMES } from '../policies/names.js';
 import { LOG_LEVELS } from './gateway-flags.js';
 import { MAX_TIMER_MS, MAX_TIMER_SECS, timerLimitMessage } from '../util/timer-limit.js';
+import { parseCidr } from '../workers/address-rules.js';
 import { workerUrlSchema } from '../workers/worker-url.js';
 
 const port = z.number().int().min(0).max(65535);
@@ -16,12 +17,15 @@ const nonNegativeInt = z.number().int().min(0);
 const secs = (min: number) => z.number().int().min(min).max(MAX_TIMER_SECS, timerLimitMessage('s'));
 const millis = (min: number) => z.number().int().min(min).max(MAX_TIMER_MS, timerLimitMessage('ms'));
 
+const cidr = z.string().refine((s) => parseCidr(s) !== undefined, 'must be an IPv4 or IPv6 CIDR such as 10.0.0.0/8 or fd00::/8');
+
 const modelAlias = z.string().regex(/^[^=]+=[^=]+$/, 'must look like alias=canonical');
 
 export const gatewayConfigSchema = z.object({
   host: z.string().min(1),
   port,
   workerUrls: z.array(workerUrlSchema),
+  workerAllowCidr: z.array(cidr),
   pdDisaggregation: z.boolean(),
   enableIgw: z.boolean(),
   pdWeightMode: z.enum(PD_WEIGHT_MODES),

@@ -23,6 +23,7 @@ import { HealthChecker } from '../workers/health.js';
 import { LoadMonitor, type OverloadThresholds } from '../workers/load-monitor.js';
 import { WorkerRegistry } from '../workers/registry.js';
 import { WorkerService } from '../workers/service.js';
+import { WorkerTargetGuard } from '../workers/target-guard.js';
 
 export interface ComponentOptions {
   logger?: Logger;
@@ -38,6 +39,8 @@ export interface Components {
   policies: PolicyRegistry;
   router: Router;
   workers: WorkerService;
+  /** Judges worker URLs; the gateway adds its own listeners once they are bound. */
+  targets: WorkerTargetGuard;
   health: HealthChecker;
   loadMonitor: LoadMonitor | undefined;
   limiter: ConcurrencyLimiter | undefined;
@@ -139,6 +142,7 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     timeoutMs: config.cbTimeoutDurationSecs * 1000,
     disabled: config.disableCircuitBreaker,
   }, clock, metrics);
+  const targets = new WorkerTargetGuard({ allowCidrs: config.workerAllowCidr });
   const workers = new WorkerService(registry, pools, {
     startupDelaySecs: config.workerStartupDelay,
     startupCheckIntervalSecs: config.workerStartupCheckInterval,
@@ -149,7 +153,7 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     drainSettleSecs: config.drainSettleSecs,
     defaultApiKey: config.apiKey,
     dpAware: config.dpAware,
-  }, logger, makeCircuit);
+  }, logger, makeCircuit, targets);
   const health = new HealthChecker({
     intervalSecs: config.healthCheckIntervalSecs,
     timeoutSecs: config.healthCheckTimeoutSecs,
@@ -171,5 +175,5 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
       refillPerSec: config.rateLimitTokensPerSecond,
     }, metrics, clock)
     : undefined;
-  return { logger, metrics, registry, pools, policies, router, workers, health, loadMonitor, limiter, prefillAdmission, decodeAdmission };
+  return { logger, metrics, registry, pools, policies, router, workers, targets, health, loadMonitor, limiter, prefillAdmission, decodeAdmission };
 }

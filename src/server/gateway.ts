@@ -7,7 +7,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GatewayConfig } from '../config/schema.js';
 import { sleep } from '../util/clock.js';
-import { parseWorkerSpec } from '../workers/spec.js';
+import { UsageError } from '../cli/flag-parser.js';
+import { parseWorkerSpec, type WorkerSpec } from '../workers/spec.js';
+import { redactUrlCredentials } from '../workers/worker-url.js';
 import { buildComponents, type ComponentOptions, type Components } from './components.js';
 import type { AppContext } from './app-context.js';
 import { createGatewayServer, type GatewayServer } from './http-server.js';
@@ -67,6 +69,8 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
   });
 
   const addr = await listen(front.server, config.port, config.host);
+  // From here on a registration of the gateway's own address is refused (ports as bound: 0 is common).
+  parts.targets.addOwnListener({ name: 'listen', host: config.host, port: addr.port });
   let metricsAddr: AddressInfo;
   try {
     metricsAddr = await listen(metricsServer, config.prometheusPort, config.prometheusHost);
@@ -74,18 +78,7 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
     front.server.close();
     throw err;
   }
-
-  loadMonitor?.start();
-  const startup = [
-    ...config.workerUrls.map((url) => ({ url })),
-    ...config.prefill.map((p) => ({ url: p.url, worker_type: 'prefill', bootstrap_port: p.bootstrapPort })),
-    ...config.decode.map((url) => ({ url, worker_type: 'decode' })),
-  ];
-  for (const spec of startup) {
-    const parsed = parseWorkerSpec(spec);
-    if (parsed.ok) workers.add(parsed.spec);
-    else logger.error({ worker: spec.url, err: parsed.message }, 'startup worker rejected');
-  }
+  parts.targets.addOwnListener({ name: 'metrics', host: config.prometheusHost, port: metricsAddr.port });
 
   let closed: Promise<void> | undefined;
   const teardown = async (graceMs: number): Promise<void> => {
@@ -111,6 +104,26 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
       pools.closeAll(),
     ]);
   };
+
+  const startup = [
+    ...config.workerUrls.map((url) => ({ flag: '--worker-urls', spec: { url } })),
+    ...config.prefill.map((p) => ({ flag: '--prefill', spec: { url: p.url, worker_type: 'prefill', bootstrap_port: p.bootstrapPort } })),
+    ...config.decode.map((url) => ({ flag: '--decode', spec: { url, worker_type: 'decode' } })),
+  ];
+  const accepted: WorkerSpec[] = [];
+  for (const { flag, spec } of startup) {
+    // A refused worker URL is a usage error, as it is for `buildConfig`: the CLI exits 2.
+    const refusal = await workers.refusal(spec.url);
+    if (refusal !== undefined) {
+      await (closed ??= teardown(0));
+      throw new UsageError(`${flag}: ${redactUrlCredentials(spec.url.trim())} ${refusal}`);
+    }
+    const parsed = parseWorkerSpec(spec);
+    if (parsed.ok) accepted.push(parsed.spec);
+    else logger.error({ worker: spec.url, err: parsed.message }, 'startup worker rejected');
+  }
+  loadMonitor?.start();
+  for (const spec of accepted) workers.add(spec);
 
   return {
     url: reachableUrl(addr),

@@ -11,6 +11,7 @@ import type { WorkerRegistry } from './registry.js';
 import type { WorkerPatch, WorkerSpec } from './spec.js';
 import { Worker } from './worker.js';
 import type { CircuitFactory } from './circuit-factory.js';
+import type { WorkerTargetGuard } from './target-guard.js';
 
 export type JobType = 'AddWorker' | 'UpdateWorker' | 'RemoveWorker';
 export interface JobStatus {
@@ -49,7 +50,18 @@ export class WorkerService {
     private readonly config: RegistrationConfig,
     private readonly logger: Logger,
     private readonly makeCircuit: CircuitFactory,
+    private readonly targets: WorkerTargetGuard,
   ) {}
+
+  /**
+   * Why this worker URL may not be registered (its resolved addresses, the gateway's own
+   * listeners, `--worker-allow-cidr`), or undefined. A name that does not resolve yet passes
+   * here; the registration job checks again before it contacts the worker.
+   */
+  async refusal(url: string): Promise<string | undefined> {
+    const check = await this.targets.check(url);
+    return check.kind === 'refused' ? check.reason : undefined;
+  }
 
   job(id: string): JobStatus | undefined {
     return this.#jobs.get(id);
@@ -154,6 +166,15 @@ export class WorkerService {
       });
   }
 
+  /**
+   * Re-checks the target before the job contacts it: a name may resolve differently now than
+   * when the registration was accepted. Throws (failing the job) when it is refused.
+   */
+  async #assertAllowedTarget(url: string): Promise<void> {
+    const reason = await this.refusal(url);
+    if (reason !== undefined) throw new Error(`Worker URL refused: ${reason}`);
+  }
+
   async #register(workerId: string, spec: WorkerSpec, type: JobType, signal: AbortSignal): Promise<void> {
     const cfg = this.config;
     const apiKey = spec.api_key ?? cfg.defaultApiKey;
@@ -162,7 +183,9 @@ export class WorkerService {
     const deadline = performance.now() + cfg.startupTimeoutSecs * 1000;
     const healthDisabled = spec.health?.disable_health_check ?? cfg.healthDisabled;
     const probe = { timeoutMs: cfg.healthTimeoutSecs * 1000, apiKey };
-    while (!healthDisabled && !(await probeHealth(spec.url + cfg.healthEndpoint, probe))) {
+    while (!healthDisabled) {
+      await this.#assertAllowedTarget(spec.url);
+      if (await probeHealth(spec.url + cfg.healthEndpoint, probe)) break;
       signal.throwIfAborted();
       if (performance.now() >= deadline) {
         throw new Error(`Worker ${spec.url} did not become healthy within ${cfg.startupTimeoutSecs} s`);
@@ -170,6 +193,7 @@ export class WorkerService {
       await sleep(Math.min(cfg.startupCheckIntervalSecs * 1000, Math.max(0, deadline - performance.now())), signal);
     }
     signal.throwIfAborted();
+    await this.#assertAllowedTarget(spec.url);
     const given = spec.runtime ?? spec.runtime_type;
     const meta = await discoverMetadata(spec.url, given, { timeoutMs: DISCOVERY_TIMEOUT_MS, apiKey });
     signal.throwIfAborted();

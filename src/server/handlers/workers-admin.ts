@@ -60,6 +60,11 @@ async function readSpec(req: IncomingMessage, res: ServerResponse, app: AppConte
     workerError(res, 400, 'BAD_REQUEST', parsed.message);
     return undefined;
   }
+  const refusal = await app.workers.refusal(parsed.spec.url);
+  if (refusal !== undefined) {
+    workerError(res, 400, 'BAD_REQUEST', `Invalid worker spec: 'url' ${refusal}`);
+    return undefined;
+  }
   return parsed.spec;
 }
 

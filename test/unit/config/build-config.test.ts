@@ -164,6 +164,13 @@ void describe('buildConfig: single-field ranges name the flag', () => {
     rejects(['--worker-urls', 'http://metadata.google.internal'], '--worker-urls', /metadata service/);
   });
 
+  void it('--worker-allow-cidr takes IPv4 and IPv6 ranges and names itself on a bad one', () => {
+    assert.deepEqual(build(['--worker-allow-cidr', '10.0.0.0/8', 'fd00::/8', '192.168.1.7']).workerAllowCidr, ['10.0.0.0/8', 'fd00::/8', '192.168.1.7']);
+    assert.deepEqual(build([]).workerAllowCidr, []);
+    rejects(['--worker-allow-cidr', '10.0.0.0/33'], '--worker-allow-cidr', /CIDR/);
+    rejects(['--worker-allow-cidr', 'example.com/8'], '--worker-allow-cidr', /CIDR/);
+  });
+
   void it('zero where a positive integer is required', () => {
     rejects(['--max-payload-size', '0'], '--max-payload-size');
     rejects(['--request-timeout-secs', '0'], '--request-timeout-secs');
