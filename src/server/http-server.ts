@@ -8,38 +8,10 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { sendError } from '../errors/respond.js';
 import type { AppContext } from './app-context.js';
 import { matchRoute, type AuthClass, type Handler } from './routes.js';
-import type { ConcurrencyLimiter } from '../admission/concurrency-limiter.js';
 
 function internalError(app: AppContext, res: ServerResponse, err: unknown): void {
   app.logger.error({ err: String(err), stack: (err as Error).stack }, 'handler failed');
   sendError(res, new GatewayError('internal_error', 'Internal gateway error'));
-}
-
-/**
- * Takes a concurrency permit before the handler runs (the body stays unread while queued) and
- * holds it until the response is over, whichever way it ends.
- */
-function admitThenRun(res: ServerResponse, app: AppContext, limiter: ConcurrencyLimiter, handler: () => void): void {
-  const client = new AbortController();
-  const onClose = (): void => client.abort();
-  res.once('close', onClose);
-  limiter.acquire(client.signal).then(
-    (permit) => {
-      res.off('close', onClose);
-      if (res.destroyed) {
-        permit.release();
-        return;
-      }
-      res.once('close', () => permit.release());
-      handler();
-    },
-    (err: unknown) => {
-      res.off('close', onClose);
-      if (client.signal.aborted) return;
-      if (err instanceof GatewayError) sendError(res, err);
-      else internalError(app, res, err);
-    },
-  );
 }
 
 function authorized(req: IncomingMessage, apiKey: string | undefined, auth: AuthClass): boolean {
@@ -106,12 +78,9 @@ export function createGatewayServer(app: AppContext): GatewayServer {
         return;
       }
     }
-    const route = match.route;
-    if (route.auth === 'data' && app.limiter) {
-      admitThenRun(res, app, app.limiter, () => run(route.handler, req, res, match.param));
-      return;
-    }
-    run(route.handler, req, res, match.param);
+    // The inference handler takes its `--max-concurrent-requests` permit itself, once the body
+    // is in: a client slow to send its body must not hold a permit (handlers/inference.ts).
+    run(match.route.handler, req, res, match.param);
   };
 
   const run = (handler: Handler, req: IncomingMessage, res: ServerResponse, param: string): void => {

@@ -1,8 +1,10 @@
 /**
- * The inference routes: read and parse the body once, build the request context, hand it to
- * the router. A client disconnect aborts the context's signal, which aborts every upstream leg.
+ * The inference routes: read the body once, take the `--max-concurrent-requests` permit, parse
+ * the body, build the request context, hand it to the router. A client disconnect aborts the
+ * context's signal, which aborts every upstream leg.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ConcurrencyLimiter } from '../../admission/concurrency-limiter.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { sendError } from '../../errors/respond.js';
 import { buildRequestContext, type Endpoint } from '../../routing/request-context.js';
@@ -14,6 +16,22 @@ export class ClientDisconnectedError extends Error {
   override name = 'ClientDisconnectedError';
 }
 
+/**
+ * Takes a permit and holds it until the response is over, whichever way it ends. It is taken
+ * only once the body is in, so a client slow to send (or never finishing) its body cannot hold
+ * one; the body read is bounded by `--max-payload-size` instead. A queued client that leaves
+ * drops out of the queue (the limiter watches `client`).
+ */
+async function admit(limiter: ConcurrencyLimiter, res: ServerResponse, client: AbortSignal): Promise<void> {
+  const permit = await limiter.acquire(client);
+  // The client may have left between the grant and now: its 'close' has fired already.
+  if (client.aborted) {
+    permit.release();
+    throw client.reason;
+  }
+  res.once('close', () => permit.release());
+}
+
 export function inferenceHandler(endpoint: Endpoint) {
   return async (req: IncomingMessage, res: ServerResponse, app: AppContext, path: string): Promise<void> => {
     const client = new AbortController();
@@ -22,6 +40,8 @@ export function inferenceHandler(endpoint: Endpoint) {
     });
     try {
       const raw = await readBody(req, app.config.maxPayloadSize);
+      // Admitted before parsing: parsing a large body is work the limit is there to bound.
+      if (app.limiter) await admit(app.limiter, res, client.signal);
       const ctx = buildRequestContext({
         endpoint,
         path,

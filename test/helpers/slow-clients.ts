@@ -1,0 +1,89 @@
+/**
+ * Clients that are slow to send their request body (raw `node:net` sockets, so the test controls
+ * every byte), and the check that goes with them: the `--max-concurrent-requests` permits all
+ * came back.
+ */
+import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
+import { request } from 'undici';
+import type { Gateway } from '../../src/server/gateway.js';
+import { assertNoLeakedLoad, metricValue, scrapeMetrics, waitFor } from './gateway.js';
+import { assertGatewayError, postJson } from './http.js';
+
+/** A small, complete completions body for the sim worker. */
+export const COMPLETION_BODY = JSON.stringify({ model: 'sim-model', prompt: 'x', max_tokens: 1 });
+
+export interface RawRequest {
+  readonly socket: Socket;
+  /** Everything the gateway sent, once the connection closed. */
+  readonly answer: Promise<string>;
+}
+
+/**
+ * Opens a raw connection and sends a `POST /v1/completions` head announcing the whole of
+ * COMPLETION_BODY but only its first `sent` bytes. A guard closes it if the gateway never
+ * answers, so a test waiting for an answer fails instead of hanging.
+ */
+export function partialRequest(gateway: Gateway, sent: number): RawRequest {
+  const { hostname, port } = new URL(gateway.url);
+  const socket = connect(Number(port), hostname);
+  socket.write(
+    `POST /v1/completions HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(COMPLETION_BODY)}\r\n\r\n${COMPLETION_BODY.slice(0, sent)}`,
+  );
+  const answer = new Promise<string>((resolve) => {
+    let text = '';
+    const guard = setTimeout(() => socket.destroy(), 20_000);
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(guard);
+      resolve(text);
+    });
+  });
+  return { socket, answer };
+}
+
+/** Waits until the gateway has received the heads of `n` `/v1/completions` requests in all. */
+export async function waitForRequestHeads(gateway: Gateway, n: number): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const text = await scrapeMetrics(gateway);
+    if ((metricValue(text, 'smg_http_requests_total', { path: '/v1/completions' }) ?? 0) >= n)
+      return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.fail(`the gateway never saw ${n} inference requests`);
+}
+
+/** A streaming request that holds its permit until the returned function is called. */
+export async function holdPermit(gateway: Gateway): Promise<() => void> {
+  const ac = new AbortController();
+  const res = await request(`${gateway.url}/v1/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    signal: ac.signal,
+    body: JSON.stringify({ model: 'sim-model', prompt: 'hold', max_tokens: 200, stream: true }),
+  });
+  assert.equal(res.statusCode, 200);
+  res.body.on('error', () => undefined);
+  return () => ac.abort();
+}
+
+/**
+ * For a gateway started with `--max-concurrent-requests <capacity> --queue-size 0`: no permit is
+ * held, none was returned twice (exactly `capacity` requests fit, one more is 429), and the
+ * admission gauges and worker loads read zero.
+ */
+export async function assertPermitsIntact(gateway: Gateway, capacity: number): Promise<void> {
+  await waitFor(() => gateway.parts.limiter?.inflight === 0, 'no permit held');
+  const releases: (() => void)[] = [];
+  for (let i = 0; i < capacity; i++) releases.push(await holdPermit(gateway));
+  const extra = await postJson(`${gateway.url}/v1/completions`, COMPLETION_BODY);
+  await assertGatewayError(extra, 429, 'admission_queue_full');
+  for (const release of releases) release();
+  await waitFor(() => gateway.parts.limiter?.inflight === 0, 'permits released');
+  const m = await scrapeMetrics(gateway);
+  assert.equal(metricValue(m, 'smg_admission_inflight'), 0);
+  assert.equal(metricValue(m, 'smg_admission_queue_depth'), 0);
+  await assertNoLeakedLoad(gateway);
+}
