@@ -92,6 +92,7 @@ export const GATEWAY_FLAGS: readonly FlagSpec[] = [
   { name: 'api-key', key: 'apiKey', kind: 'string', metavar: '<key>', help: 'Bearer key required on data-plane and admin routes; also sent to workers' },
   // Request handling
   { name: 'max-payload-size', key: 'maxPayloadSize', kind: 'int', default: 536870912, help: 'Request body limit in bytes' },
+  { name: 'request-body-timeout-secs', key: 'requestBodyTimeoutSecs', kind: 'int', default: 120, help: 'Deadline for receiving a whole inference request body, answered 408 (Switchyard-only)' },
   { name: 'request-timeout-secs', key: 'requestTimeoutSecs', kind: 'int', default: 1800, help: 'Upstream request timeout (whole request, streams included)' },
   { name: 'upstream-pool-idle-timeout-secs', key: 'upstreamPoolIdleTimeoutSecs', kind: 'int', default: 3, help: 'Idle upstream keep-alive; keep below the engine keep-alive (5 s)' },
   { name: 'shutdown-grace-period-secs', key: 'shutdownGracePeriodSecs', kind: 'int', default: 180, help: 'Drain period for in-flight requests on SIGTERM' },

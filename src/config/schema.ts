@@ -85,6 +85,7 @@ export const gatewayConfigSchema = z.object({
     .optional(),
   apiKey: z.string().min(1).optional(),
   maxPayloadSize: positiveInt,
+  requestBodyTimeoutSecs: secs(1),
   requestTimeoutSecs: secs(1),
   upstreamPoolIdleTimeoutSecs: secs(1),
   shutdownGracePeriodSecs: secs(0),

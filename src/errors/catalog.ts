@@ -15,6 +15,7 @@ export const ERROR_CATALOG = {
   not_found: 404,
   model_not_found: 404,
   method_not_allowed: 405,
+  request_body_timeout: 408,
   payload_too_large: 413,
   admission_queue_full: 429,
   pd_prefill_queue_full: 429,

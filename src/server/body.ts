@@ -1,25 +1,62 @@
 /**
- * Reads a request body once into a Buffer under `--max-payload-size`, and parses JSON once.
+ * Reads a request body once into a Buffer under `--max-payload-size` and the body deadline, and
+ * parses JSON once.
  */
 import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.js';
 import { assertJsonDepth } from './request-limits.js';
 
-export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/** Both answers leave unread bytes on the socket: closing it is cheaper than draining them. */
+const CLOSE_CONNECTION = { connection: 'close' };
+
+function tooLarge(message: string): GatewayError {
+  return new GatewayError('payload_too_large', message, { headers: CLOSE_CONNECTION });
+}
+
+/**
+ * Resolves with the whole body, or rejects with `413 payload_too_large` past `limit` bytes, or
+ * `408 request_body_timeout` when the body is still incomplete `deadlineMs` after the read began.
+ * The deadline covers the whole body, not the gap between chunks, so a client trickling a byte at
+ * a time is cut as surely as one that went silent. A client that hangs up mid-body rejects with a
+ * plain Error (nobody is left to answer).
+ */
+export function readBody(req: IncomingMessage, limit: number, deadlineMs?: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
-    throw new GatewayError('payload_too_large', `Request body of ${declared} bytes exceeds the limit of ${limit} bytes`);
+    return Promise.reject(tooLarge(`Request body of ${declared} bytes exceeds the limit of ${limit} bytes`));
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      throw new GatewayError('payload_too_large', `Request body exceeds the limit of ${limit} bytes`);
-    }
-    chunks.push(chunk);
-  }
-  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (err: Error | undefined): void => {
+      clearTimeout(timer);
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      if (err) {
+        // Stop pulling bytes the answer will not use; the socket closes after the answer.
+        req.pause();
+        reject(err);
+        return;
+      }
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) settle(tooLarge(`Request body exceeds the limit of ${limit} bytes`));
+      else chunks.push(chunk);
+    };
+    const onEnd = (): void => settle(undefined);
+    const onError = (err: Error): void => settle(err);
+    // 'close' before 'end' is a client that hung up mid-body.
+    const onClose = (): void => settle(new Error('client closed the connection before the request body ended'));
+    const timer =
+      deadlineMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            const secs = deadlineMs / 1000;
+            settle(new GatewayError('request_body_timeout', `Request body was not complete after ${secs} seconds`, { headers: CLOSE_CONNECTION }));
+          }, deadlineMs);
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
 }
 
 export type JsonObject = Record<string, unknown>;

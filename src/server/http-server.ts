@@ -14,6 +14,19 @@ function internalError(app: AppContext, res: ServerResponse, err: unknown): void
   sendError(res, new GatewayError('internal_error', 'Internal gateway error'));
 }
 
+/**
+ * Node's own limits on receiving a request. Node answers a bare `408` and closes when
+ * `requestTimeout` passes, so it is set past the longest a request can take under the
+ * gateway's limits (headers within `headersTimeout`, then the body within the body deadline):
+ * the gateway's JSON `408 request_body_timeout` always comes first and Node's stays a backstop.
+ */
+export function clientTimeouts(bodyDeadlineMs: number): { keepAliveTimeout: number; headersTimeout: number; requestTimeout: number } {
+  // Above common load-balancer idle timeouts (60 s), so the LB never reuses a socket we closed.
+  const keepAliveTimeout = 65_000;
+  const headersTimeout = 66_000;
+  return { keepAliveTimeout, headersTimeout, requestTimeout: headersTimeout + bodyDeadlineMs + 5_000 };
+}
+
 function authorized(req: IncomingMessage, apiKey: string | undefined, auth: AuthClass): boolean {
   if (auth === 'public' || apiKey === undefined) return true;
   const header = req.headers.authorization ?? '';
@@ -92,15 +105,7 @@ export function createGatewayServer(app: AppContext): GatewayServer {
     }
   };
 
-  const server = createServer(
-    {
-      // Above common load-balancer idle timeouts (60 s), so the LB never reuses a socket we closed.
-      keepAliveTimeout: 65_000,
-      headersTimeout: 66_000,
-      requestTimeout: 300_000,
-    },
-    handle,
-  );
+  const server = createServer(clientTimeouts(app.config.requestBodyTimeoutSecs * 1000), handle);
   server.on('connection', (socket) => {
     metrics.httpConnectionsActive.inc();
     socket.once('close', () => metrics.httpConnectionsActive.dec());

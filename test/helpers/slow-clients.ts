@@ -1,7 +1,7 @@
 /**
  * Clients that are slow to send their request body (raw `node:net` sockets, so the test controls
- * every byte), and the check that goes with them: the `--max-concurrent-requests` permits all
- * came back.
+ * every byte), and the checks that go with them: the 408 the gateway answers, and that the
+ * `--max-concurrent-requests` permits all came back.
  */
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
@@ -22,7 +22,7 @@ export interface RawRequest {
 /**
  * Opens a raw connection and sends a `POST /v1/completions` head announcing the whole of
  * COMPLETION_BODY but only its first `sent` bytes. A guard closes it if the gateway never
- * answers, so a test waiting for an answer fails instead of hanging.
+ * answers, so a gateway without a body deadline fails the test instead of hanging it.
  */
 export function partialRequest(gateway: Gateway, sent: number): RawRequest {
   const { hostname, port } = new URL(gateway.url);
@@ -42,6 +42,21 @@ export function partialRequest(gateway: Gateway, sent: number): RawRequest {
     });
   });
   return { socket, answer };
+}
+
+/** Asserts a raw answer is the gateway's 408 request_body_timeout with `connection: close`. */
+export function assertBodyTimeout(answer: string): void {
+  assert.match(
+    answer,
+    /^HTTP\/1\.1 408 /,
+    `expected a 408, got: ${answer.slice(0, 200) || '(nothing)'}`,
+  );
+  const [head = '', body = ''] = answer.split('\r\n\r\n');
+  assert.match(head, /\r\nx-smg-error-code: request_body_timeout\r\n/i);
+  assert.match(head, /\r\nconnection: close\r\n/i);
+  const parsed = JSON.parse(body) as { error: { code: string; type: string } };
+  assert.equal(parsed.error.code, 'request_body_timeout');
+  assert.equal(parsed.error.type, 'Request Timeout');
 }
 
 /** Waits until the gateway has received the heads of `n` `/v1/completions` requests in all. */

@@ -8,6 +8,7 @@ import type { Gateway } from '../../src/server/gateway.js';
 import { startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../helpers/http.js';
 import {
+  assertBodyTimeout,
   assertPermitsIntact,
   COMPLETION_BODY,
   holdPermit,
@@ -55,10 +56,12 @@ test('two clients holding partial bodies do not lock a complete request out', as
 });
 
 test('every way a request ends returns its permit exactly once', async () => {
-  const gateway = await setup(['--max-payload-size', '4096']);
+  const gateway = await setup(['--request-body-timeout-secs', '1', '--max-payload-size', '4096']);
+  // 408: the body deadline passed.
+  assertBodyTimeout(await partialRequest(gateway, 10).answer);
   // The client hangs up mid-body.
   const gone = partialRequest(gateway, 10);
-  await waitForRequestHeads(gateway, 1);
+  await waitForRequestHeads(gateway, 2);
   gone.socket.destroy();
   await gone.answer;
   // 413, by content-length and while reading a chunked body.

@@ -19,8 +19,8 @@ export class ClientDisconnectedError extends Error {
 /**
  * Takes a permit and holds it until the response is over, whichever way it ends. It is taken
  * only once the body is in, so a client slow to send (or never finishing) its body cannot hold
- * one; the body read is bounded by `--max-payload-size` instead. A queued client that leaves
- * drops out of the queue (the limiter watches `client`).
+ * one; the body read is bounded by `--max-payload-size` and `--request-body-timeout-secs`
+ * instead. A queued client that leaves drops out of the queue (the limiter watches `client`).
  */
 async function admit(limiter: ConcurrencyLimiter, res: ServerResponse, client: AbortSignal): Promise<void> {
   const permit = await limiter.acquire(client);
@@ -39,7 +39,7 @@ export function inferenceHandler(endpoint: Endpoint) {
       if (!res.writableFinished) client.abort(new ClientDisconnectedError('client disconnected'));
     });
     try {
-      const raw = await readBody(req, app.config.maxPayloadSize);
+      const raw = await readBody(req, app.config.maxPayloadSize, app.config.requestBodyTimeoutSecs * 1000);
       // Admitted before parsing: parsing a large body is work the limit is there to bound.
       if (app.limiter) await admit(app.limiter, res, client.signal);
       const ctx = buildRequestContext({
@@ -58,8 +58,6 @@ export function inferenceHandler(endpoint: Endpoint) {
     } catch (err) {
       if (client.signal.aborted) return;
       if (err instanceof GatewayError) {
-        // A 413 leaves an unread body on the socket; close it rather than drain 512 MiB.
-        if (err.code === 'payload_too_large') res.setHeader('connection', 'close');
         sendError(res, err);
         return;
       }
