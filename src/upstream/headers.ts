@@ -51,13 +51,44 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
+/**
+ * Header names a `Connection` header nominates as hop-by-hop (RFC 9110 §7.6.1: a proxy removes
+ * them before forwarding), lower-cased; undefined when it names none beyond the fixed set.
+ */
+export function connectionNominated(connection: string | string[] | undefined): ReadonlySet<string> | undefined {
+  if (connection === undefined) return undefined;
+  let named: Set<string> | undefined;
+  for (const token of (Array.isArray(connection) ? connection.join(',') : connection).split(',')) {
+    const name = token.trim().toLowerCase();
+    if (name === '' || name === 'close' || HOP_BY_HOP.has(name)) continue;
+    (named ??= new Set()).add(name);
+  }
+  return named;
+}
+
+/**
+ * The client's headers without those its `Connection` header nominated: they were meant for
+ * the gateway's hop only, so the gateway neither forwards nor routes on them. Returns the same
+ * object when nothing is nominated (the common case costs no copy).
+ */
+export function dropConnectionNominated(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const nominated = connectionNominated(headers.connection);
+  if (!nominated) return headers;
+  const out: IncomingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!nominated.has(name)) out[name] = value;
+  }
+  return out;
+}
+
 export function relayResponseHeaders(
   upstream: Record<string, string | string[] | undefined>,
   extra: Record<string, string>,
 ): OutgoingHttpHeaders {
+  const nominated = connectionNominated(upstream.connection);
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(upstream)) {
-    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+    if (value !== undefined && !HOP_BY_HOP.has(name) && !nominated?.has(name)) out[name] = value;
   }
   return Object.assign(out, extra);
 }

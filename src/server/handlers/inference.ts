@@ -10,6 +10,7 @@ import { sendError } from '../../errors/respond.js';
 import { buildRequestContext, type Endpoint } from '../../routing/request-context.js';
 import type { AppContext } from '../app-context.js';
 import { parseJsonObject, readBody } from '../body.js';
+import { dropConnectionNominated } from '../../upstream/headers.js';
 
 /** Raised into the request's signal when the client goes away before the response ends. */
 export class ClientDisconnectedError extends Error {
@@ -47,7 +48,7 @@ export function inferenceHandler(endpoint: Endpoint) {
         path,
         body: parseJsonObject(raw),
         raw,
-        headers: req.headers,
+        headers: dropConnectionNominated(req.headers),
         signal: client.signal,
         aliases: app.aliases,
         requestIdHeaders: app.config.requestIdHeaders,

@@ -1,0 +1,109 @@
+/**
+ * A tiny engine that records the headers of every request it receives and answers with
+ * headers the test chooses: for tests of what crosses the gateway in each direction. It
+ * answers /health, /v1/models (as SGLang) and /v1/completions; anything else is 404.
+ */
+import {
+  createServer,
+  request,
+  type IncomingHttpHeaders,
+  type OutgoingHttpHeaders,
+  type Server,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+}
+
+export interface RecordingWorker {
+  url: string;
+  readonly requests: RecordedRequest[];
+  /** Extra headers on every /v1/completions answer. */
+  completionHeaders: OutgoingHttpHeaders;
+  /** The requests to one path, oldest first. */
+  to(path: string): RecordedRequest[];
+  close(): Promise<void>;
+}
+
+export async function startRecordingWorker(model = 'recorded-model'): Promise<RecordingWorker> {
+  const requests: RecordedRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    requests.push({ method: req.method ?? '', path, headers: req.headers });
+    req.resume();
+    const json = (status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void => {
+      res
+        .writeHead(status, { ...headers, 'content-type': 'application/json' })
+        .end(JSON.stringify(body));
+    };
+    if (path === '/health') return json(200, {});
+    if (path === '/v1/models')
+      return json(200, {
+        object: 'list',
+        data: [{ id: model, object: 'model', owned_by: 'sglang' }],
+      });
+    if (path === '/v1/completions') {
+      return json(
+        200,
+        {
+          id: 'c',
+          object: 'text_completion',
+          model,
+          choices: [{ index: 0, text: 'ok', finish_reason: 'stop' }],
+        },
+        worker.completionHeaders,
+      );
+    }
+    json(404, { error: 'not found' });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const worker: RecordingWorker = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    completionHeaders: {},
+    to: (path) => requests.filter((r) => r.path === path),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  return worker;
+}
+
+/**
+ * POSTs JSON with node:http, which (unlike fetch) lets a test send any `Connection` header.
+ * Resolves with the status, the response headers and the body text.
+ */
+export function rawPost(
+  url: string,
+  body: unknown,
+  headers: OutgoingHttpHeaders,
+): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
