@@ -89,7 +89,8 @@ export const GATEWAY_FLAGS: readonly FlagSpec[] = [
   { name: 'queue-timeout-secs', key: 'queueTimeoutSecs', kind: 'int', default: 60, help: 'Longest wait for a permit' },
   { name: 'rate-limit-tokens-per-second', key: 'rateLimitTokensPerSecond', kind: 'float', help: 'Permit refill rate (unset = permits return only when responses end)' },
   // Auth
-  { name: 'api-key', key: 'apiKey', kind: 'string', metavar: '<key>', help: 'Bearer key required on data-plane and admin routes; also sent to workers' },
+  { name: 'api-key', key: 'apiKey', kind: 'string', metavar: '<key>', help: 'Bearer key required on data-plane routes (and admin routes when no control-plane key is set); sent to workers without their own api_key' },
+  { name: 'control-plane-api-keys', key: 'controlPlaneApiKeys', kind: 'list', default: [], metavar: '<id:name:role:key...>', help: 'Admin-route keys (repeatable); role admin (every method) or user (GET only). When set, --api-key no longer opens admin routes' },
   // Request handling
   { name: 'max-payload-size', key: 'maxPayloadSize', kind: 'int', default: 536870912, help: 'Request body limit in bytes' },
   { name: 'request-body-timeout-secs', key: 'requestBodyTimeoutSecs', kind: 'int', default: 120, help: 'Deadline for receiving a whole inference request body, answered 408 (Switchyard-only)' },

@@ -6,6 +6,7 @@ import { PD_WEIGHT_MODES } from '../routing/router-weights.js';
 import { z } from 'zod';
 import { ASSIGNMENT_MODES, POLICY_NAMES } from '../policies/names.js';
 import { LOG_LEVELS } from './gateway-flags.js';
+import { parseControlPlaneKey } from '../server/auth.js';
 import { MAX_TIMER_MS, MAX_TIMER_SECS, timerLimitMessage } from '../util/timer-limit.js';
 import { parseCidr } from '../workers/address-rules.js';
 import { workerUrlSchema } from '../workers/worker-url.js';
@@ -18,6 +19,14 @@ const secs = (min: number) => z.number().int().min(min).max(MAX_TIMER_SECS, time
 const millis = (min: number) => z.number().int().min(min).max(MAX_TIMER_MS, timerLimitMessage('ms'));
 
 const cidr = z.string().refine((s) => parseCidr(s) !== undefined, 'must be an IPv4 or IPv6 CIDR such as 10.0.0.0/8 or fd00::/8');
+
+/** `id:name:role:key`, parsed once here; the message never repeats the entry (it holds a secret). */
+const controlPlaneApiKey = z.string().transform((entry, ctx) => {
+  const parsed = parseControlPlaneKey(entry);
+  if (parsed) return parsed;
+  ctx.addIssue({ code: 'custom', message: 'must look like id:name:role:key with role admin or user, and a non-empty id and key' });
+  return z.NEVER;
+});
 
 const modelAlias = z.string().regex(/^[^=]+=[^=]+$/, 'must look like alias=canonical');
 
@@ -84,6 +93,7 @@ export const gatewayConfigSchema = z.object({
     .min(1 / MAX_TIMER_SECS, `must be at least 1/${MAX_TIMER_SECS} (one token per timer span, about 24.8 days)`)
     .optional(),
   apiKey: z.string().min(1).optional(),
+  controlPlaneApiKeys: z.array(controlPlaneApiKey),
   maxPayloadSize: positiveInt,
   requestBodyTimeoutSecs: secs(1),
   requestTimeoutSecs: secs(1),

@@ -10,6 +10,9 @@ import { redactUrlCredentials } from '../workers/worker-url.js';
 
 type Rule = (c: GatewayConfig) => string | undefined;
 
+/** Config keys whose values are secrets, kept out of error messages. */
+const SECRET_KEYS: ReadonlySet<string> = new Set(['apiKey', 'controlPlaneApiKeys']);
+
 /** Cross-field rules. Each returns a message naming the flags involved, or undefined. */
 const RULES: readonly Rule[] = [
   (c) =>
@@ -36,6 +39,10 @@ const RULES: readonly Rule[] = [
     c.healthCheckTimeoutSecs > c.healthCheckIntervalSecs && !c.disableHealthCheck
       ? `--health-check-timeout-secs (${c.healthCheckTimeoutSecs}) must not exceed --health-check-interval-secs (${c.healthCheckIntervalSecs})`
       : undefined,
+  (c) =>
+    c.apiKey !== undefined && c.controlPlaneApiKeys.some((k) => k.key === c.apiKey)
+      ? '--control-plane-api-keys: a control-plane key equals --api-key, which would let every data-plane client use the admin routes'
+      : undefined,
   (c) => {
     const aliases = new Set<string>();
     for (const pair of c.modelAlias) {
@@ -61,8 +68,11 @@ export function buildConfig(raw: RawFlags, specs: readonly FlagSpec[] = GATEWAY_
     const flag = flagForKey(specs, key);
     const index = issue?.path[1];
     const value = index === undefined ? raw[key] : (raw[key] as unknown[] | undefined)?.[Number(index)];
-    // A worker URL may carry a password, which must not reach the terminal or a CI log.
-    throw new UsageError(`${flag}: ${issue?.message ?? 'invalid value'} (got ${redactUrlCredentials(JSON.stringify(value))})`);
+    // A key flag's value is a credential: name the entry, never print it. A worker URL may carry
+    // a password, which must not reach the terminal or a CI log either.
+    const secret = index === undefined ? 'value redacted' : `entry ${Number(index) + 1}, value redacted`;
+    const got = SECRET_KEYS.has(key) ? secret : `got ${redactUrlCredentials(JSON.stringify(value))}`;
+    throw new UsageError(`${flag}: ${issue?.message ?? 'invalid value'} (${got})`);
   }
   for (const rule of RULES) {
     const message = rule(parsed.data);

@@ -12,6 +12,7 @@ export const ERROR_CATALOG = {
   invalid_routing_header: 400,
   missing_model: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   model_not_found: 404,
   method_not_allowed: 405,

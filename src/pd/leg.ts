@@ -53,7 +53,7 @@ export function startLeg(
     try {
       const response = await sendUpstream({
         pool, method: 'POST', path, body, signal: signal.signal,
-        headers: buildUpstreamHeaders(ctx.headers, ctx.requestId, worker.apiKey, body.length),
+        headers: buildUpstreamHeaders(ctx, worker.apiKey, body.length),
       });
       if (response.statusCode >= 200 && response.statusCode < 300) return { ok: true, response };
       const text = await readBodyText(response.body, 64 * 1024).catch(() => '');

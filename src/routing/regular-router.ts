@@ -111,7 +111,7 @@ export class RegularRouter implements Router {
           pool,
           method: 'POST',
           path: worker.upstreamPath(ctx.path),
-          headers: buildUpstreamHeaders(ctx.headers, ctx.requestId, worker.apiKey, body.length),
+          headers: buildUpstreamHeaders(ctx, worker.apiKey, body.length),
           body,
           signal: attempt.signal,
         });

@@ -28,6 +28,11 @@ export interface RequestContext {
   readonly stream: boolean;
   readonly requestId: string;
   readonly headers: IncomingHttpHeaders;
+  /**
+   * The client's `Authorization` when it is the client's own credential for workers, i.e. not
+   * one of the gateway's keys; sent upstream only to a worker that has no key of its own.
+   */
+  readonly clientAuthorization: string | undefined;
   /** Fires when the client disconnects. */
   readonly signal: AbortSignal;
   readonly startTime: number;
@@ -43,6 +48,8 @@ export interface ContextInput {
   body: JsonObject;
   raw: Buffer;
   headers: IncomingHttpHeaders;
+  /** Tells the gateway's own keys from a client's credential for workers. */
+  isGatewayCredential: (authorization: string) => boolean;
   signal: AbortSignal;
   aliases: ReadonlyMap<string, string>;
   requestIdHeaders: readonly string[];
@@ -59,6 +66,10 @@ function pickRequestId(headers: IncomingHttpHeaders, extra: readonly string[]): 
     if (s) return s;
   }
   return randomUUID();
+}
+
+function clientAuthorization(header: string | undefined, isGatewayCredential: (h: string) => boolean): string | undefined {
+  return header === undefined || header === '' || isGatewayCredential(header) ? undefined : header;
 }
 
 export function buildRequestContext(input: ContextInput): RequestContext {
@@ -84,6 +95,7 @@ export function buildRequestContext(input: ContextInput): RequestContext {
     stream: body.stream === true,
     requestId: pickRequestId(input.headers, input.requestIdHeaders),
     headers: input.headers,
+    clientAuthorization: clientAuthorization(input.headers.authorization, input.isGatewayCredential),
     signal: input.signal,
     startTime: performance.now(),
     routingKey: parseRoutingKey(input.headers, input.routingKeyHeaders),

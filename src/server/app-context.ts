@@ -7,6 +7,7 @@ import type { Router } from '../routing/router.js';
 import type { UpstreamPools } from '../upstream/pools.js';
 import type { WorkerRegistry } from '../workers/registry.js';
 import type { WorkerService } from '../workers/service.js';
+import type { GatewayAuth } from './auth.js';
 
 export interface AppContext {
   readonly config: GatewayConfig;
@@ -17,6 +18,8 @@ export interface AppContext {
   readonly metrics: GatewayMetrics;
   readonly logger: Logger;
   readonly aliases: ReadonlyMap<string, string>;
+  /** Which key opens which route, and which client credentials are the gateway's own. */
+  readonly auth: GatewayAuth;
   /** `--max-concurrent-requests`, when set: gates the inference routes. */
   readonly limiter: ConcurrencyLimiter | undefined;
   /** Set once shutdown begins: readiness answers 503 draining. */

@@ -12,6 +12,7 @@ import { parseWorkerSpec, type WorkerSpec } from '../workers/spec.js';
 import { redactUrlCredentials } from '../workers/worker-url.js';
 import { buildComponents, type ComponentOptions, type Components } from './components.js';
 import type { AppContext } from './app-context.js';
+import { GatewayAuth } from './auth.js';
 import { createGatewayServer, type GatewayServer } from './http-server.js';
 
 export type GatewayOptions = ComponentOptions;
@@ -54,6 +55,7 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
   const app: AppContext = {
     config, registry, workers, router, pools, metrics, logger, limiter,
     aliases: aliasMap(config.modelAlias), draining: false,
+    auth: new GatewayAuth(config.apiKey, config.controlPlaneApiKeys),
   };
 
   const front: GatewayServer = createGatewayServer(app);

@@ -3,11 +3,10 @@
  * in-flight count that graceful shutdown waits on.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '../errors/gateway-error.js';
 import { sendError } from '../errors/respond.js';
 import type { AppContext } from './app-context.js';
-import { matchRoute, type AuthClass, type Handler } from './routes.js';
+import { matchRoute, type Handler } from './routes.js';
 
 function internalError(app: AppContext, res: ServerResponse, err: unknown): void {
   app.logger.error({ err: String(err), stack: (err as Error).stack }, 'handler failed');
@@ -25,14 +24,6 @@ export function clientTimeouts(bodyDeadlineMs: number): { keepAliveTimeout: numb
   const keepAliveTimeout = 65_000;
   const headersTimeout = 66_000;
   return { keepAliveTimeout, headersTimeout, requestTimeout: headersTimeout + bodyDeadlineMs + 5_000 };
-}
-
-function authorized(req: IncomingMessage, apiKey: string | undefined, auth: AuthClass): boolean {
-  if (auth === 'public' || apiKey === undefined) return true;
-  const header = req.headers.authorization ?? '';
-  const expected = Buffer.from(`Bearer ${apiKey}`);
-  const given = Buffer.from(header);
-  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 export interface GatewayServer {
@@ -78,8 +69,13 @@ export function createGatewayServer(app: AppContext): GatewayServer {
       sendError(res, new GatewayError('method_not_allowed', `Method ${method} is not allowed on ${pathname}`));
       return;
     }
-    if (!authorized(req, app.config.apiKey, match.route.auth)) {
+    const access = app.auth.check(req.headers.authorization, match.route.auth, method);
+    if (access === 'unauthorized') {
       sendError(res, new GatewayError('unauthorized', 'Missing or invalid API key', { headers: { 'www-authenticate': 'Bearer' } }));
+      return;
+    }
+    if (access === 'forbidden') {
+      sendError(res, new GatewayError('forbidden', 'Admin role required for this control plane operation'));
       return;
     }
     if (app.draining) {

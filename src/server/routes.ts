@@ -10,7 +10,7 @@ import { listModels } from './handlers/models.js';
 import { createWorker, listWorkers, workerById } from './handlers/workers-admin.js';
 import { flushCache, getLoads, proxyGetToFirstWorker } from './handlers/worker-proxy.js';
 
-/** `data`: inference (gateway api key); `admin`: control plane (api key); `public`: probes. */
+/** `data`: inference (`--api-key`); `admin`: control plane (control-plane keys, else `--api-key`); `public`: probes. */
 export type AuthClass = 'data' | 'admin' | 'public';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, app: AppContext, param: string) => unknown;

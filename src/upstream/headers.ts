@@ -3,8 +3,8 @@
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 
+/** Client headers SMG forwards; `authorization` is decided apart, by `upstreamAuthorization`. */
 const FORWARDED_REQUEST_HEADERS = new Set([
-  'authorization',
   'x-request-id',
   'x-correlation-id',
   'traceparent',
@@ -16,23 +16,37 @@ export function shouldForwardRequestHeader(name: string): boolean {
   return FORWARDED_REQUEST_HEADERS.has(name) || name.startsWith('x-request-id-');
 }
 
+/** What the gateway knows about a request when it forwards it (a subset of RequestContext). */
+export interface ForwardedRequest {
+  readonly headers: IncomingHttpHeaders;
+  readonly requestId: string;
+  /** The client's own credential for workers, already cleared of the gateway's keys. */
+  readonly clientAuthorization: string | undefined;
+}
+
 /**
- * Headers sent to a worker: the forwardable client headers, the request id, and the worker's
- * api key as bearer unless the client sent its own Authorization (the user's wins, no duplicate).
+ * The `Authorization` a worker receives: its own key (its `api_key`, else `--api-key`) when it
+ * has one, so a worker never sees a gateway credential it was not given; otherwise the client's
+ * own credential, which the gateway has no key to replace it with.
  */
+export function upstreamAuthorization(workerApiKey: string | undefined, clientAuthorization: string | undefined): string | undefined {
+  return workerApiKey ? `Bearer ${workerApiKey}` : clientAuthorization;
+}
+
+/** Headers sent to a worker: the forwardable client headers, the request id, and the worker's credential. */
 export function buildUpstreamHeaders(
-  client: IncomingHttpHeaders,
-  requestId: string,
+  request: ForwardedRequest,
   workerApiKey: string | undefined,
   contentLength: number,
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(client)) {
+  for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined || !shouldForwardRequestHeader(name)) continue;
     out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
-  out['x-request-id'] = requestId;
-  if (out.authorization === undefined && workerApiKey) out.authorization = `Bearer ${workerApiKey}`;
+  out['x-request-id'] = request.requestId;
+  const authorization = upstreamAuthorization(workerApiKey, request.clientAuthorization);
+  if (authorization !== undefined) out.authorization = authorization;
   out['content-type'] = 'application/json';
   out['content-length'] = String(contentLength);
   return out;

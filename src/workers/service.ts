@@ -30,7 +30,10 @@ export interface RegistrationConfig {
   healthTimeoutSecs: number;
   healthDisabled: boolean;
   drainSettleSecs: number;
-  /** Gateway `--api-key`, sent to workers that have no key of their own (SMG behaviour). */
+  /**
+   * Gateway `--api-key`, the key of every worker registered without its own (SMG behaviour). A
+   * worker key always replaces the client's Authorization upstream (upstream/headers.ts).
+   */
   defaultApiKey?: string | undefined;
   /** `--dp-aware`: expand each worker into one logical worker per data-parallel rank. */
   dpAware: boolean;

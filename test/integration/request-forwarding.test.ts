@@ -1,5 +1,5 @@
 // What reaches the worker: SMG's forwarded headers only, a request id (generated when absent),
-// the worker api key as bearer unless the client sent its own, the client's exact body bytes,
+// the worker api key as bearer (else the client's own credential), the client's exact body bytes,
 // and the canonical model for an aliased request.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -67,7 +67,7 @@ test('an aliased model is routed and rewritten to the canonical id', async () =>
   assert.equal((worker.stats().lastRequest?.body as { model: string }).model, 'llama-canonical');
 });
 
-test("a worker's api_key is sent as bearer when the client sends none; the client's wins otherwise", async () => {
+test("a worker's api_key is sent as bearer, whatever Authorization the client sent", async () => {
   const added = await postJson(`${gateway.url}/workers`, { url: keyed.url, api_key: 'worker-key' });
   assert.equal(added.status, 202);
   await waitFor(() => gateway.app.registry.all().some((w) => w.url === keyed.url && w.isHealthy), 'keyed worker ready');
@@ -75,7 +75,7 @@ test("a worker's api_key is sent as bearer when the client sends none; the clien
   await (await postJson(`${gateway.url}/v1/completions`, body)).arrayBuffer();
   assert.equal(keyed.stats().lastRequest?.headers.authorization, 'Bearer worker-key');
   await (await postJson(`${gateway.url}/v1/completions`, body, { authorization: 'Bearer user' })).arrayBuffer();
-  assert.equal(keyed.stats().lastRequest?.headers.authorization, 'Bearer user');
+  assert.equal(keyed.stats().lastRequest?.headers.authorization, 'Bearer worker-key');
   // The key is write-only: never echoed by the worker API.
   const list = await (await fetch(`${gateway.url}/workers`)).text();
   assert.ok(!list.includes('worker-key'));

@@ -49,6 +49,7 @@ export function inferenceHandler(endpoint: Endpoint) {
         body: parseJsonObject(raw),
         raw,
         headers: dropConnectionNominated(req.headers),
+        isGatewayCredential: (authorization) => app.auth.isGatewayCredential(authorization),
         signal: client.signal,
         aliases: app.aliases,
         requestIdHeaders: app.config.requestIdHeaders,

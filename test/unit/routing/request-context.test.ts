@@ -27,6 +27,7 @@ function build(raw: string | Buffer, opts: Options = {}): { ctx: RequestContext;
     body: JSON.parse(bytes.toString('utf8')) as JsonObject,
     raw: bytes,
     headers: opts.headers ?? {},
+    isGatewayCredential: () => false,
     signal: new AbortController().signal,
     aliases: new Map(Object.entries(opts.aliases ?? {})),
     requestIdHeaders: opts.requestIdHeaders ?? [],

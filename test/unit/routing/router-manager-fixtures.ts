@@ -42,6 +42,7 @@ export function ctxFor(shape: RequestShape = {}): RequestContext {
     stream: false,
     requestId: 'r',
     headers: {},
+    clientAuthorization: undefined,
     signal: new AbortController().signal,
     startTime: 0,
     routingKey: shape.routingKey,

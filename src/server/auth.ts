@@ -1,0 +1,95 @@
+/**
+ * Who may call which route, as SMG separates them: the data plane (inference) takes `--api-key`;
+ * the control plane (admin routes) takes `--control-plane-api-keys` when any is given, and
+ * `--api-key` only otherwise. Keys are kept as SHA-256 digests and compared in constant time, so
+ * neither their plaintext nor a timing signal stays in memory after startup.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { AuthClass } from './routes.js';
+
+export type ControlPlaneRole = 'admin' | 'user';
+
+/** One `--control-plane-api-keys id:name:role:key` entry. */
+export interface ControlPlaneKey {
+  readonly id: string;
+  readonly name: string;
+  readonly role: ControlPlaneRole;
+  readonly key: string;
+}
+
+/**
+ * Parses `id:name:role:key` (SMG's format). Only the first three colons split, so the key may
+ * contain colons; the role is `admin` or `user`, any case. Returns undefined when malformed.
+ */
+export function parseControlPlaneKey(entry: string): ControlPlaneKey | undefined {
+  const parts = entry.split(':');
+  if (parts.length < 4) return undefined;
+  const [id = '', name = '', role = ''] = parts;
+  const key = parts.slice(3).join(':');
+  const lowered = role.toLowerCase();
+  if (id === '' || key === '' || (lowered !== 'admin' && lowered !== 'user')) return undefined;
+  return { id, name, role: lowered, key };
+}
+
+export type AuthOutcome = 'allowed' | 'unauthorized' | 'forbidden';
+
+const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+
+/** Constant-time membership: every digest is compared, so the time does not say which matched. */
+function findDigest<T extends { digest: Buffer }>(
+  entries: readonly T[],
+  candidate: Buffer,
+): T | undefined {
+  let found: T | undefined;
+  for (const entry of entries) if (timingSafeEqual(entry.digest, candidate)) found = entry;
+  return found;
+}
+
+/** SMG's control-plane bearer parse: the scheme in any case, then one or more spaces, then the token. */
+function bearerToken(header: string | undefined): string | undefined {
+  const match = header === undefined ? null : /^bearer +(.+)$/i.exec(header);
+  return match?.[1];
+}
+
+export class GatewayAuth {
+  readonly #dataPlane: { digest: Buffer }[];
+  readonly #controlPlane: { digest: Buffer; role: ControlPlaneRole }[];
+  /** Every key of the gateway, bare: what must never be passed on to a worker. */
+  readonly #ownKeys: { digest: Buffer }[];
+
+  constructor(apiKey: string | undefined, controlPlaneKeys: readonly ControlPlaneKey[]) {
+    this.#dataPlane = apiKey === undefined ? [] : [{ digest: digest(`Bearer ${apiKey}`) }];
+    this.#controlPlane = controlPlaneKeys.map((k) => ({ digest: digest(k.key), role: k.role }));
+    this.#ownKeys = [
+      ...(apiKey === undefined ? [] : [{ digest: digest(apiKey) }]),
+      ...this.#controlPlane,
+    ];
+  }
+
+  /** Whether a request with this `Authorization` header may call a route of this class with this method. */
+  check(authorization: string | undefined, auth: AuthClass, method: string): AuthOutcome {
+    if (auth === 'public') return 'allowed';
+    if (auth === 'admin' && this.#controlPlane.length > 0) {
+      const token = bearerToken(authorization);
+      const entry = token === undefined ? undefined : findDigest(this.#controlPlane, digest(token));
+      if (!entry) return 'unauthorized';
+      // SMG: `user` keys may read the control plane (GET, HEAD); changes need `admin`.
+      return entry.role === 'admin' || method === 'GET' || method === 'HEAD'
+        ? 'allowed'
+        : 'forbidden';
+    }
+    if (this.#dataPlane.length === 0) return 'allowed';
+    return authorization !== undefined && findDigest(this.#dataPlane, digest(authorization))
+      ? 'allowed'
+      : 'unauthorized';
+  }
+
+  /**
+   * Whether this `Authorization` header carries one of the gateway's own keys, which must never
+   * travel on to a worker.
+   */
+  isGatewayCredential(authorization: string): boolean {
+    const token = bearerToken(authorization) ?? authorization;
+    return findDigest(this.#ownKeys, digest(token)) !== undefined;
+  }
+}
