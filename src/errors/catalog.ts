@@ -18,6 +18,8 @@ export const ERROR_CATALOG = {
   method_not_allowed: 405,
   request_body_timeout: 408,
   payload_too_large: 413,
+  // The request already passed through this gateway (a routing loop); never retried.
+  loop_detected: 508,
   admission_queue_full: 429,
   pd_prefill_queue_full: 429,
   pd_prefill_queue_timeout: 429,

@@ -33,6 +33,8 @@ export interface RequestContext {
    * one of the gateway's keys; sent upstream only to a worker that has no key of its own.
    */
   readonly clientAuthorization: string | undefined;
+  /** The `Via` sent upstream: the client's entries plus this gateway's loop marker. */
+  readonly via: string;
   /** Fires when the client disconnects. */
   readonly signal: AbortSignal;
   readonly startTime: number;
@@ -50,6 +52,8 @@ export interface ContextInput {
   headers: IncomingHttpHeaders;
   /** Tells the gateway's own keys from a client's credential for workers. */
   isGatewayCredential: (authorization: string) => boolean;
+  /** `Via` for upstream requests (see upstream/hop-marker.ts). */
+  via: string;
   signal: AbortSignal;
   aliases: ReadonlyMap<string, string>;
   requestIdHeaders: readonly string[];
@@ -96,6 +100,7 @@ export function buildRequestContext(input: ContextInput): RequestContext {
     requestId: pickRequestId(input.headers, input.requestIdHeaders),
     headers: input.headers,
     clientAuthorization: clientAuthorization(input.headers.authorization, input.isGatewayCredential),
+    via: input.via,
     signal: input.signal,
     startTime: performance.now(),
     routingKey: parseRoutingKey(input.headers, input.routingKeyHeaders),

@@ -8,6 +8,7 @@ import type { UpstreamPools } from '../upstream/pools.js';
 import type { WorkerRegistry } from '../workers/registry.js';
 import type { WorkerService } from '../workers/service.js';
 import type { GatewayAuth } from './auth.js';
+import type { HopMarker } from '../upstream/hop-marker.js';
 
 export interface AppContext {
   readonly config: GatewayConfig;
@@ -20,6 +21,8 @@ export interface AppContext {
   readonly aliases: ReadonlyMap<string, string>;
   /** Which key opens which route, and which client credentials are the gateway's own. */
   readonly auth: GatewayAuth;
+  /** This gateway's `Via` pseudonym: added to every forwarded request, refused when it comes back. */
+  readonly hop: HopMarker;
   /** `--max-concurrent-requests`, when set: gates the inference routes. */
   readonly limiter: ConcurrencyLimiter | undefined;
   /** Set once shutdown begins: readiness answers 503 draining. */

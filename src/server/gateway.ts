@@ -13,6 +13,7 @@ import { redactUrlCredentials } from '../workers/worker-url.js';
 import { buildComponents, type ComponentOptions, type Components } from './components.js';
 import type { AppContext } from './app-context.js';
 import { GatewayAuth } from './auth.js';
+import { HopMarker } from '../upstream/hop-marker.js';
 import { createGatewayServer, type GatewayServer } from './http-server.js';
 
 export type GatewayOptions = ComponentOptions;
@@ -55,7 +56,7 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
   const app: AppContext = {
     config, registry, workers, router, pools, metrics, logger, limiter,
     aliases: aliasMap(config.modelAlias), draining: false,
-    auth: new GatewayAuth(config.apiKey, config.controlPlaneApiKeys),
+    auth: new GatewayAuth(config.apiKey, config.controlPlaneApiKeys), hop: new HopMarker(),
   };
 
   const front: GatewayServer = createGatewayServer(app);

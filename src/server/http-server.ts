@@ -69,6 +69,11 @@ export function createGatewayServer(app: AppContext): GatewayServer {
       sendError(res, new GatewayError('method_not_allowed', `Method ${method} is not allowed on ${pathname}`));
       return;
     }
+    if (app.hop.seenIn(req.headers.via)) {
+      // Answered before auth: a looped request carries the key this gateway gave its "worker".
+      sendError(res, new GatewayError('loop_detected', 'Request loop detected: this request already passed through this gateway', { retryable: false }));
+      return;
+    }
     const access = app.auth.check(req.headers.authorization, match.route.auth, method);
     if (access === 'unauthorized') {
       sendError(res, new GatewayError('unauthorized', 'Missing or invalid API key', { headers: { 'www-authenticate': 'Bearer' } }));

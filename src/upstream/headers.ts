@@ -22,6 +22,8 @@ export interface ForwardedRequest {
   readonly requestId: string;
   /** The client's own credential for workers, already cleared of the gateway's keys. */
   readonly clientAuthorization: string | undefined;
+  /** `Via` carrying this gateway's loop marker (upstream/hop-marker.ts). */
+  readonly via: string;
 }
 
 /**
@@ -33,7 +35,10 @@ export function upstreamAuthorization(workerApiKey: string | undefined, clientAu
   return workerApiKey ? `Bearer ${workerApiKey}` : clientAuthorization;
 }
 
-/** Headers sent to a worker: the forwardable client headers, the request id, and the worker's credential. */
+/**
+ * Headers sent to a worker: the forwardable client headers, the request id, the loop marker and
+ * the worker's credential.
+ */
 export function buildUpstreamHeaders(
   request: ForwardedRequest,
   workerApiKey: string | undefined,
@@ -45,6 +50,7 @@ export function buildUpstreamHeaders(
     out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   out['x-request-id'] = request.requestId;
+  out.via = request.via;
   const authorization = upstreamAuthorization(workerApiKey, request.clientAuthorization);
   if (authorization !== undefined) out.authorization = authorization;
   out['content-type'] = 'application/json';

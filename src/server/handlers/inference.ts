@@ -50,6 +50,7 @@ export function inferenceHandler(endpoint: Endpoint) {
         raw,
         headers: dropConnectionNominated(req.headers),
         isGatewayCredential: (authorization) => app.auth.isGatewayCredential(authorization),
+        via: app.hop.append(req.headers.via),
         signal: client.signal,
         aliases: app.aliases,
         requestIdHeaders: app.config.requestIdHeaders,

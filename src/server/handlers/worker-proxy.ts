@@ -14,12 +14,14 @@ import type { AppContext } from '../app-context.js';
 
 const FAN_OUT_TIMEOUT_MS = 10_000;
 
-function authHeaders(worker: Worker): Record<string, string> {
-  return worker.apiKey ? { authorization: `Bearer ${worker.apiKey}` } : {};
+/** The worker's key, and the loop marker: a worker URL may lead back to this gateway. */
+function workerHeaders(worker: Worker, req: IncomingMessage, app: AppContext): Record<string, string> {
+  const via = app.hop.append(req.headers.via);
+  return worker.apiKey ? { authorization: `Bearer ${worker.apiKey}`, via } : { via };
 }
 
 export function proxyGetToFirstWorker(path: string) {
-  return async (_req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> => {
+  return async (req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> => {
     const worker = app.registry.all().find((w) => w.isAvailable());
     const pool = worker && app.pools.get(worker.origin);
     if (!worker || !pool) {
@@ -32,7 +34,7 @@ export function proxyGetToFirstWorker(path: string) {
     });
     const attempt = new AttemptSignal(client.signal, app.config.requestTimeoutSecs * 1000);
     try {
-      const upstream = await sendUpstream({ pool, method: 'GET', path: worker.upstreamPath(path), headers: authHeaders(worker), signal: attempt.signal });
+      const upstream = await sendUpstream({ pool, method: 'GET', path: worker.upstreamPath(path), headers: workerHeaders(worker, req, app), signal: attempt.signal });
       await relayResponse(upstream, res, {
         headers: { 'x-smg-routed-worker-id': worker.url },
         midStreamError: (cause) => midStreamGatewayError(cause, worker.url),
@@ -45,11 +47,16 @@ export function proxyGetToFirstWorker(path: string) {
   };
 }
 
-async function callWorker(worker: Worker, method: 'GET' | 'POST', path: string): Promise<{ ok: boolean; status: number; json: unknown; error?: string }> {
+async function callWorker(
+  worker: Worker,
+  method: 'GET' | 'POST',
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ ok: boolean; status: number; json: unknown; error?: string }> {
   try {
     const res = await request(worker.upstreamUrl(path), {
       method,
-      headers: { ...authHeaders(worker), ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+      headers: { ...headers, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
       body: method === 'POST' ? '{}' : null,
       signal: AbortSignal.timeout(FAN_OUT_TIMEOUT_MS),
     });
@@ -68,9 +75,9 @@ async function callWorker(worker: Worker, method: 'GET' | 'POST', path: string):
 }
 
 /** `GET /get_loads`: polls every worker's `/v1/loads` now (SMG `WorkerLoadsResult`). */
-export async function getLoads(_req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> {
+export async function getLoads(req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> {
   const workers = app.registry.all();
-  const results = await Promise.all(workers.map((w) => callWorker(w, 'GET', '/v1/loads?include=core,disagg,queues,memory')));
+  const results = await Promise.all(workers.map((w) => callWorker(w, 'GET', '/v1/loads?include=core,disagg,queues,memory', workerHeaders(w, req, app))));
   const loads = workers.map((w, i) => {
     const r = results[i];
     return { worker: w.url, worker_type: w.type, ...(r?.ok ? { details: r.json } : { details: null, error: r?.error ?? 'unknown' }) };
@@ -80,9 +87,9 @@ export async function getLoads(_req: IncomingMessage, res: ServerResponse, app: 
 }
 
 /** `POST /flush_cache`: fans out to every HTTP worker (SMG `FlushCacheResult`). */
-export async function flushCache(_req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> {
+export async function flushCache(req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> {
   const workers = app.registry.all();
-  const results = await Promise.all(workers.map((w) => callWorker(w, 'POST', '/flush_cache')));
+  const results = await Promise.all(workers.map((w) => callWorker(w, 'POST', '/flush_cache', workerHeaders(w, req, app))));
   const successful: string[] = [];
   const failed: [string, string][] = [];
   workers.forEach((w, i) => {

@@ -28,6 +28,7 @@ function build(raw: string | Buffer, opts: Options = {}): { ctx: RequestContext;
     raw: bytes,
     headers: opts.headers ?? {},
     isGatewayCredential: () => false,
+    via: '1.1 switchyard-test',
     signal: new AbortController().signal,
     aliases: new Map(Object.entries(opts.aliases ?? {})),
     requestIdHeaders: opts.requestIdHeaders ?? [],

@@ -43,6 +43,7 @@ export function ctxFor(shape: RequestShape = {}): RequestContext {
     requestId: 'r',
     headers: {},
     clientAuthorization: undefined,
+    via: '1.1 switchyard-test',
     signal: new AbortController().signal,
     startTime: 0,
     routingKey: shape.routingKey,

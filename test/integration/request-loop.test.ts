@@ -1,0 +1,122 @@
+// Request-loop protection: a gateway that is (directly or through another gateway) its own
+// worker sees its own `Via` marker come back and answers 508 loop_detected, so one client
+// request makes a small fixed number of upstream requests instead of a runaway.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Gateway } from '../../src/server/gateway.js';
+import {
+  assertNoLeakedLoad,
+  metricValue,
+  scrapeMetrics,
+  startTestGateway,
+  waitFor,
+} from '../helpers/gateway.js';
+import { assertGatewayError, postJson } from '../helpers/http.js';
+import { startRecordingWorker, type RecordingWorker } from '../helpers/recording-worker.js';
+
+// A concurrency cap bounds the damage should loop protection ever regress: the test then fails
+// quickly instead of flooding the machine. The self-registered gateway keeps retries on (a 508
+// must not be retried); the pair has none, since nested retries through two gateways would
+// multiply on a regression.
+const CAPPED = ['--max-concurrent-requests', '8', '--queue-size', '0', '--disable-load-monitoring'];
+const RETRYING = [
+  ...CAPPED,
+  '--retry-max-retries',
+  '2',
+  '--retry-initial-backoff-ms',
+  '1',
+  '--retry-max-backoff-ms',
+  '5',
+];
+const MODEL = 'loop-model';
+const body = { model: MODEL, prompt: 'x', max_tokens: 1 };
+
+let a: Gateway;
+let b: Gateway;
+let self: Gateway;
+let engine: RecordingWorker;
+
+async function register(gateway: Gateway, url: string): Promise<void> {
+  const res = await postJson(`${gateway.url}/workers`, { url, models: [{ id: MODEL }] });
+  assert.equal(res.status, 202, await res.text());
+  await waitFor(
+    () => gateway.app.registry.all().some((w) => w.url === url && w.isHealthy),
+    `${url} ready`,
+  );
+}
+
+async function completionRequests(gateway: Gateway): Promise<number> {
+  return (
+    metricValue(await scrapeMetrics(gateway), 'smg_http_requests_total', {
+      method: 'POST',
+      path: '/v1/completions',
+    }) ?? 0
+  );
+}
+
+before(async () => {
+  a = await startTestGateway([...CAPPED, '--disable-retries']);
+  b = await startTestGateway([...CAPPED, '--disable-retries']);
+  self = await startTestGateway(RETRYING);
+  await register(a, b.url);
+  await register(b, a.url);
+  // A gateway's own URL is only known once it listens, so it is added through the API.
+  await register(self, self.url);
+  engine = await startRecordingWorker();
+  const added = await postJson(`${self.url}/workers`, { url: engine.url });
+  assert.equal(added.status, 202);
+  await waitFor(
+    () => self.app.registry.all().some((w) => w.url === engine.url && w.isHealthy),
+    'engine ready',
+  );
+});
+
+after(async () => {
+  await Promise.all([a.close(), b.close(), self.close(), engine.close()]);
+});
+
+test('two gateways listing each other answer 508 after one round trip', async () => {
+  await assertGatewayError(await postJson(`${a.url}/v1/completions`, body), 508, 'loop_detected');
+  // client -> A -> B -> A (refused): A saw two requests, B one.
+  assert.equal(await completionRequests(a), 2);
+  assert.equal(await completionRequests(b), 1);
+});
+
+test('a gateway registered as its own worker answers 508 after one hop', async () => {
+  await assertGatewayError(
+    await postJson(`${self.url}/v1/completions`, body),
+    508,
+    'loop_detected',
+  );
+  assert.equal(await completionRequests(self), 2);
+});
+
+test("another gateway's Via entries are kept and do not trigger the refusal", async () => {
+  const res = await postJson(`${self.url}/v1/completions`, body, {
+    via: '1.1 switchyard-0000000000000000, 1.0 edge-proxy',
+  });
+  await assertGatewayError(res, 508, 'loop_detected');
+  assert.equal(
+    await completionRequests(self),
+    4,
+    'the request was forwarded once, then refused on its return',
+  );
+});
+
+test("a worker receives the client's Via entries followed by this gateway's marker", async () => {
+  const res = await postJson(
+    `${self.url}/v1/completions`,
+    { model: 'recorded-model', prompt: 'x', max_tokens: 1 },
+    { via: '1.0 edge-proxy' },
+  );
+  assert.equal(res.status, 200);
+  await res.arrayBuffer();
+  assert.equal(
+    engine.to('/v1/completions').at(-1)?.headers.via,
+    `1.0 edge-proxy, 1.1 ${self.app.hop.pseudonym}`,
+  );
+});
+
+test('no load lease is left behind', async () => {
+  for (const g of [a, b, self]) await assertNoLeakedLoad(g);
+});
