@@ -23,7 +23,7 @@ before(async () => {
     const res = await postJson(`${gateway.url}/v1/chat/completions`, { model: 'sim-model', messages: [{ role: 'user', content: 'm' }], max_tokens: 3, stream });
     await res.arrayBuffer();
   }
-  await (await postJson(`${gateway.url}/v1/chat/completions`, { model: 'nope', messages: [] })).arrayBuffer();
+  await (await postJson(`${gateway.url}/v1/chat/completions`, { model: 'nope', messages: [{ role: 'user', content: 'm' }] })).arrayBuffer();
   text = await scrapeMetrics(gateway);
 });
 

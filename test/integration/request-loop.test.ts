@@ -1,7 +1,9 @@
-// Request-loop protection: a gateway that is (directly or through another gateway) its own
-// worker sees its own `Via` marker come back and answers 508 loop_detected, so one client
-// request makes a small fixed number of upstream requests instead of a runaway.
+// Request-loop protection: a gateway that is its own worker through another gateway, or through
+// a load balancer in front of it, sees its own `Via` marker come back and answers 508
+// loop_detected, so one client request makes a small fixed number of upstream requests instead of
+// a runaway. (Its own address is refused at registration: worker-url-own-address tests.)
 import assert from 'node:assert/strict';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
@@ -34,7 +36,42 @@ const body = { model: MODEL, prompt: 'x', max_tokens: 1 };
 let a: Gateway;
 let b: Gateway;
 let self: Gateway;
+let balancer: Forwarder;
 let engine: RecordingWorker;
+
+interface Forwarder {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** A TCP forwarder in front of a gateway, as a load balancer is: its address is not the gateway's. */
+async function startForwarder(target: string): Promise<Forwarder> {
+  const { hostname, port } = new URL(target);
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(port), hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket
+        .on('error', () => undefined)
+        .on('close', () => {
+          sockets.delete(socket);
+          client.destroy();
+          upstream.destroy();
+        });
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
 
 async function register(gateway: Gateway, url: string): Promise<void> {
   const res = await postJson(`${gateway.url}/workers`, { url, models: [{ id: MODEL }] });
@@ -60,8 +97,9 @@ before(async () => {
   self = await startTestGateway(RETRYING);
   await register(a, b.url);
   await register(b, a.url);
-  // A gateway's own URL is only known once it listens, so it is added through the API.
-  await register(self, self.url);
+  // The gateway's own URL is refused at registration; the balancer's address is not its own.
+  balancer = await startForwarder(self.url);
+  await register(self, balancer.url);
   engine = await startRecordingWorker();
   const added = await postJson(`${self.url}/workers`, { url: engine.url });
   assert.equal(added.status, 202);
@@ -73,6 +111,7 @@ before(async () => {
 
 after(async () => {
   await Promise.all([a.close(), b.close(), self.close(), engine.close()]);
+  await balancer.close();
 });
 
 test('two gateways listing each other answer 508 after one round trip', async () => {
@@ -82,7 +121,7 @@ test('two gateways listing each other answer 508 after one round trip', async ()
   assert.equal(await completionRequests(b), 1);
 });
 
-test('a gateway registered as its own worker answers 508 after one hop', async () => {
+test('a gateway reachable as its own worker through a load balancer answers 508 after one hop', async () => {
   await assertGatewayError(
     await postJson(`${self.url}/v1/completions`, body),
     508,
