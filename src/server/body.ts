@@ -20,7 +20,7 @@ function tooLarge(message: string): GatewayError {
  * a time is cut as surely as one that went silent. A client that hangs up mid-body rejects with a
  * plain Error (nobody is left to answer).
  */
-export function readBody(req: IncomingMessage, limit: number, deadlineMs?: number): Promise<Buffer> {
+export function readBody(req: IncomingMessage, limit: number, deadlineMs: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     return Promise.reject(tooLarge(`Request body of ${declared} bytes exceeds the limit of ${limit} bytes`));
@@ -48,13 +48,10 @@ export function readBody(req: IncomingMessage, limit: number, deadlineMs?: numbe
     const onError = (err: Error): void => settle(err);
     // 'close' before 'end' is a client that hung up mid-body.
     const onClose = (): void => settle(new Error('client closed the connection before the request body ended'));
-    const timer =
-      deadlineMs === undefined
-        ? undefined
-        : setTimeout(() => {
-            const secs = deadlineMs / 1000;
-            settle(new GatewayError('request_body_timeout', `Request body was not complete after ${secs} seconds`, { headers: CLOSE_CONNECTION }));
-          }, deadlineMs);
+    const timer = setTimeout(() => {
+      const secs = deadlineMs / 1000;
+      settle(new GatewayError('request_body_timeout', `Request body was not complete after ${secs} seconds`, { headers: CLOSE_CONNECTION }));
+    }, deadlineMs);
     req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
 }

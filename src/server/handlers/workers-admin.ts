@@ -8,7 +8,7 @@ import { sendError, sendJson } from '../../errors/respond.js';
 import { parseWorkerSpec, workerPatchSchema, type WorkerSpec } from '../../workers/spec.js';
 import type { Worker } from '../../workers/worker.js';
 import type { AppContext } from '../app-context.js';
-import { readBody } from '../body.js';
+import { parseJsonObject, readBody, type JsonObject } from '../body.js';
 
 type WorkerApiCode = 'WORKER_NOT_FOUND' | 'BAD_REQUEST' | 'WORKER_ALREADY_EXISTS' | 'INTERNAL_SERVER_ERROR';
 
@@ -42,19 +42,32 @@ export function workerInfo(w: Worker, app: AppContext): Record<string, unknown> 
   };
 }
 
-async function readSpec(req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<WorkerSpec | undefined> {
-  let input: unknown;
+/**
+ * Reads an admin body under the same size limit, deadline, UTF-8 and nesting rules as inference
+ * bodies: a spec is echoed by `GET /workers`, so a body nested past what `JSON.stringify` can
+ * walk would otherwise break the listing for everyone. Read errors (413, 408) get the gateway's
+ * envelope; a body that is not a JSON object gets the worker API's `BAD_REQUEST`.
+ */
+async function readAdminJson(req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<JsonObject | undefined> {
+  let raw: Buffer;
   try {
-    input = JSON.parse((await readBody(req, app.config.maxPayloadSize)).toString('utf8'));
+    raw = await readBody(req, app.config.maxPayloadSize, app.config.requestBodyTimeoutSecs * 1000);
   } catch (err) {
-    if (err instanceof GatewayError) {
-      res.setHeader('connection', 'close');
-      sendError(res, err);
-    } else {
-      workerError(res, 400, 'BAD_REQUEST', `Invalid JSON body: ${(err as Error).message}`);
-    }
+    if (err instanceof GatewayError) sendError(res, err);
+    else res.destroy();
     return undefined;
   }
+  try {
+    return parseJsonObject(raw);
+  } catch (err) {
+    workerError(res, 400, 'BAD_REQUEST', `Invalid JSON body: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+async function readSpec(req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<WorkerSpec | undefined> {
+  const input = await readAdminJson(req, res, app);
+  if (input === undefined) return undefined;
   const parsed = parseWorkerSpec(input);
   if (!parsed.ok) {
     workerError(res, 400, 'BAD_REQUEST', parsed.message);
@@ -144,9 +157,11 @@ export async function workerById(req: IncomingMessage, res: ServerResponse, app:
       return;
     }
     case 'PATCH': {
+      const input = await readAdminJson(req, res, app);
+      if (input === undefined) return;
       let patch;
       try {
-        patch = workerPatchSchema.parse(JSON.parse((await readBody(req, app.config.maxPayloadSize)).toString('utf8')));
+        patch = workerPatchSchema.parse(input);
       } catch (err) {
         workerError(res, 400, 'BAD_REQUEST', `Invalid update: ${(err as Error).message}`);
         return;
