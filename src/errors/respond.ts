@@ -10,6 +10,17 @@ import { GatewayError } from './gateway-error.js';
 const eventStreams = new WeakSet<ServerResponse>();
 
 /**
+ * The error code the gateway itself minted for a response. Kept on the response object, not
+ * read back from its `x-smg-error-code` header: a header can also arrive from a worker.
+ */
+const mintedCodes = new WeakMap<ServerResponse, string>();
+
+/** The code `sendError` answered this response with, or '' when the gateway minted none. */
+export function gatewayErrorCode(res: ServerResponse): string {
+  return mintedCodes.get(res) ?? '';
+}
+
+/**
  * Records that a response's head announced `text/event-stream`. Headers given straight to
  * writeHead() are invisible to getHeader(), so whoever writes an SSE head says so here.
  */
@@ -33,7 +44,7 @@ export function sendError(res: ServerResponse, err: GatewayError): void {
     return;
   }
   const body = errorBody(err);
-  // setHeader (not writeHead's object) so the HTTP metrics can read the code back.
+  mintedCodes.set(res, err.code);
   for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
   res.setHeader('x-smg-error-code', err.code);
   res.setHeader('content-type', 'application/json');

@@ -4,7 +4,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.js';
-import { sendError } from '../errors/respond.js';
+import { gatewayErrorCode, sendError } from '../errors/respond.js';
 import type { AppContext } from './app-context.js';
 import { matchRoute, type Handler } from './routes.js';
 
@@ -50,10 +50,9 @@ export function createGatewayServer(app: AppContext): GatewayServer {
     res.once('close', () => {
       inflight -= 1;
       metrics.httpDuration.observe({ method, path: label }, (performance.now() - start) / 1000);
-      const code = res.getHeader('x-smg-error-code');
       // A response the client abandoned was never delivered: nginx's 499, not Node's default 200.
       const status = res.writableFinished ? String(res.statusCode) : '499';
-      metrics.httpResponses.inc({ path: label, status_code: status, error_code: typeof code === 'string' ? code : '' });
+      metrics.httpResponses.inc({ path: label, status_code: status, error_code: gatewayErrorCode(res) });
       if (inflight === 0) {
         const waiters = idleWaiters;
         idleWaiters = [];

@@ -101,6 +101,12 @@ export function dropConnectionNominated(headers: IncomingHttpHeaders): IncomingH
   return out;
 }
 
+/**
+ * `x-smg-*` response headers are the gateway's statements about its own answer (error code,
+ * routed worker). A worker's copy would pass for one, so only the gateway's own are sent.
+ */
+const GATEWAY_HEADER_PREFIX = 'x-smg-';
+
 export function relayResponseHeaders(
   upstream: Record<string, string | string[] | undefined>,
   extra: Record<string, string>,
@@ -108,7 +114,9 @@ export function relayResponseHeaders(
   const nominated = connectionNominated(upstream.connection);
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(upstream)) {
-    if (value !== undefined && !HOP_BY_HOP.has(name) && !nominated?.has(name)) out[name] = value;
+    if (value !== undefined && !HOP_BY_HOP.has(name) && !nominated?.has(name) && !name.startsWith(GATEWAY_HEADER_PREFIX)) {
+      out[name] = value;
+    }
   }
   return Object.assign(out, extra);
 }
