@@ -12,6 +12,7 @@ export const DURATION_BUCKETS = [
 ];
 
 const ROUTER_LABELS = ['router_type', 'backend_type', 'connection_mode', 'model', 'endpoint'] as const;
+const ENGINE_LABELS = ['worker', 'model', 'dp_rank'] as const;
 
 export class GatewayMetrics {
   readonly registry = new Registry();
@@ -166,12 +167,12 @@ export class GatewayMetrics {
     name: 'smg_admission_queue_rejected_total', help: 'Requests rejected by the concurrency limit', labelNames: ['reason'], registers: [this.registry],
   });
 
-  // Engine load re-export (--engine-metrics)
-  readonly engineRunning = new Gauge({ name: 'smg_engine_running_requests', help: 'Engine-reported running requests', labelNames: ['worker'], registers: [this.registry] });
-  readonly engineWaiting = new Gauge({ name: 'smg_engine_waiting_requests', help: 'Engine-reported waiting requests', labelNames: ['worker'], registers: [this.registry] });
-  readonly engineTokenUsage = new Gauge({ name: 'smg_engine_token_usage', help: 'Engine-reported KV usage', labelNames: ['worker'], registers: [this.registry] });
-  readonly engineGenThroughput = new Gauge({ name: 'smg_engine_gen_throughput', help: 'Engine-reported generation tokens/s', labelNames: ['worker'], registers: [this.registry] });
-  readonly engineCacheHitRate = new Gauge({ name: 'smg_engine_cache_hit_rate', help: 'Engine-reported prefix cache hit rate', labelNames: ['worker'], registers: [this.registry] });
+  // Engine load re-export (--engine-metrics), per DP rank as SMG
+  readonly engineRunning = new Gauge({ name: 'smg_engine_running_requests', help: 'Engine-reported running requests', labelNames: ENGINE_LABELS, registers: [this.registry] });
+  readonly engineWaiting = new Gauge({ name: 'smg_engine_waiting_requests', help: 'Engine-reported waiting requests', labelNames: ENGINE_LABELS, registers: [this.registry] });
+  readonly engineTokenUsage = new Gauge({ name: 'smg_engine_token_usage', help: 'Engine-reported KV usage', labelNames: ENGINE_LABELS, registers: [this.registry] });
+  readonly engineGenThroughput = new Gauge({ name: 'smg_engine_gen_throughput', help: 'Engine-reported generation tokens/s', labelNames: ENGINE_LABELS, registers: [this.registry] });
+  readonly engineCacheHitRate = new Gauge({ name: 'smg_engine_cache_hit_rate', help: 'Engine-reported prefix cache hit rate', labelNames: ENGINE_LABELS, registers: [this.registry] });
 
   // Prefill/decode disaggregation
   readonly pdTtft = new Histogram({

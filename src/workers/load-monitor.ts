@@ -8,7 +8,8 @@
 import { request } from 'undici';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { Clock } from '../util/clock.js';
-import { meanTokenUsage, sumGenThroughput, sumRunningReqs, sumWaitingReqs, type RankLoad, type WorkerLoadSnapshot } from './load-snapshot.js';
+import { meanTokenUsage, sumWaitingReqs, type RankLoad, type WorkerLoadSnapshot } from './load-snapshot.js';
+import { EngineGauges } from './engine-gauges.js';
 import { parseLoadsJson, parseLoadsMetrics } from './load-parse.js';
 import type { WorkerRegistry } from './registry.js';
 import type { Worker } from './worker.js';
@@ -36,13 +37,17 @@ export class LoadMonitor {
   /** Workers whose `/v1/loads` is absent: poll `/metrics` instead (remembered, as SMG). */
   readonly #noLoadsEndpoint = new WeakSet<Worker>();
   #running = false;
+  readonly #engineGauges: EngineGauges;
 
   constructor(
     private readonly config: LoadMonitorConfig,
     private readonly registry: WorkerRegistry,
     private readonly metrics: GatewayMetrics,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.#engineGauges = new EngineGauges(metrics);
+    registry.on('removed', (worker) => this.#engineGauges.clear(worker.key));
+  }
 
   start(): void {
     if (this.#timer) return;
@@ -89,13 +94,9 @@ export class LoadMonitor {
     const snapshot: WorkerLoadSnapshot = { receivedAt: this.clock.now(), ranks };
     worker.loadSnapshot = snapshot;
     worker.overloaded = isOverloaded(snapshot, this.config.overload);
-    if (this.config.engineMetrics) {
-      const labels = { worker: worker.key };
-      this.metrics.engineRunning.set(labels, sumRunningReqs(snapshot));
-      this.metrics.engineWaiting.set(labels, sumWaitingReqs(snapshot));
-      this.metrics.engineTokenUsage.set(labels, meanTokenUsage(snapshot));
-      this.metrics.engineGenThroughput.set(labels, sumGenThroughput(snapshot));
-      this.metrics.engineCacheHitRate.set(labels, ranks.reduce((a, r) => a + r.cacheHitRate, 0) / Math.max(1, ranks.length));
+    // A poll that was in flight while its worker left must not write the worker's series back.
+    if (this.config.engineMetrics && this.registry.get(worker.id) === worker) {
+      this.#engineGauges.record(worker.key, this.registry.modelLabel(worker.modelId), ranks);
     }
   }
 

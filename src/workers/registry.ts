@@ -107,9 +107,7 @@ export class WorkerRegistry extends EventEmitter<RegistryEvents> {
     // writes a removed worker's series back into existence.
     this.emit('removed', worker);
     for (const gauge of [this.metrics.workerRequestsActive, this.metrics.workerHealth, this.metrics.cbState,
-      this.metrics.cbConsecutiveFailures, this.metrics.cbConsecutiveSuccesses, this.metrics.routingKeysActive,
-      this.metrics.engineRunning, this.metrics.engineWaiting, this.metrics.engineTokenUsage,
-      this.metrics.engineGenThroughput, this.metrics.engineCacheHitRate]) {
+      this.metrics.cbConsecutiveFailures, this.metrics.cbConsecutiveSuccesses, this.metrics.routingKeysActive]) {
       gauge.remove({ worker: worker.key });
     }
     return worker;

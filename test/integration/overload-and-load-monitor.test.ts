@@ -32,9 +32,9 @@ test('reports from /v1/loads land on the worker and feed --engine-metrics', asyn
   const w = gateway.app.registry.all()[0];
   assert.equal(w?.loadSnapshot?.ranks[0]?.waitingReqs, 7);
   const m = await scrapeMetrics(gateway);
-  assert.equal(metricValue(m, 'smg_engine_waiting_requests', { worker: e.url }), 7);
-  assert.equal(metricValue(m, 'smg_engine_running_requests', { worker: e.url }), 3);
-  assert.equal(metricValue(m, 'smg_engine_token_usage', { worker: e.url }), 0.42);
+  assert.equal(metricValue(m, 'smg_engine_waiting_requests', { worker: e.url, model: 'stub-model', dp_rank: '0' }), 7);
+  assert.equal(metricValue(m, 'smg_engine_running_requests', { worker: e.url, model: 'stub-model', dp_rank: '0' }), 3);
+  assert.equal(metricValue(m, 'smg_engine_token_usage', { worker: e.url, model: 'stub-model', dp_rank: '0' }), 0.42);
 });
 
 test('an engine without /v1/loads is read from its /metrics gauges', async () => {
