@@ -54,7 +54,7 @@ export const ROUTES: readonly Route[] = [
   get('/workers', 'admin', listWorkers),
   { method: 'POST', path: '/workers', label: '/workers', auth: 'admin', handler: createWorker },
   ...['GET', 'PUT', 'PATCH', 'DELETE'].map((method): Route => ({
-    method, path: WORKER_BY_ID, label: '/workers/{id}', auth: 'admin', handler: workerById,
+    method, path: WORKER_BY_ID, label: '/workers/{worker_id}', auth: 'admin', handler: workerById,
   })),
 ];
 
