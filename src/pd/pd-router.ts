@@ -15,7 +15,7 @@ import type { DecodeAdmission, DecodeClaim, WaitBudget } from '../admission/deco
 import { batchSize } from './bootstrap.js';
 import { samplingN } from './sanitize.js';
 import type { Router } from '../routing/router.js';
-import { retryMetricHooks, withRouterMetrics } from '../routing/router-metrics.js';
+import { retryMetricHooks, routerLabels, withRouterMetrics } from '../routing/router-metrics.js';
 import type { Random } from '../util/random.js';
 import type { WorkerRegistry } from '../workers/registry.js';
 import type { Worker, WorkerType } from '../workers/worker.js';
@@ -131,7 +131,7 @@ export class PdRouter implements Router {
 
   async route(ctx: RequestContext, res: ServerResponse): Promise<void> {
     const { metrics } = this.deps;
-    const labels = { router_type: this.type, backend_type: 'pd', connection_mode: 'http', model: ctx.modelLabel, endpoint: ctx.endpoint };
+    const labels = routerLabels('pd', ctx);
     metrics.routerRequests.inc({ ...labels, streaming: String(ctx.stream) });
     // One wait budget per client request, shared by every attempt: retries never multiply it.
     const budget = this.deps.decodeAdmission?.newBudget();
@@ -140,7 +140,7 @@ export class PdRouter implements Router {
       this.deps.retry,
       this.deps.random,
       ctx.signal,
-      retryMetricHooks(metrics, 'pd', ctx),
+      retryMetricHooks(metrics, ['prefill', 'decode'], ctx),
     ));
   }
 }

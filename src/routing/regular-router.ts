@@ -21,7 +21,8 @@ import type { Worker } from '../workers/worker.js';
 import { selectInfoFor, type RequestContext } from './request-context.js';
 import { executeWithRetry, RETRYABLE_STATUSES, type AttemptResult, type RetryConfig } from './retry.js';
 import type { Router } from './router.js';
-import { retryMetricHooks, withRouterMetrics } from './router-metrics.js';
+import { retryMetricHooks, routerLabels, withRouterMetrics } from './router-metrics.js';
+import { ROUTER_TYPE_HTTP } from '../observability/metric-labels.js';
 import { checkOverloadShed } from './overload-shed.js';
 import { upstreamBodyFor } from './dp-rank.js';
 
@@ -67,23 +68,19 @@ export class RegularRouter implements Router {
 
   async route(ctx: RequestContext, res: ServerResponse): Promise<void> {
     const { metrics } = this.deps;
-    const labels = { router_type: this.type, backend_type: 'unknown', connection_mode: 'http', model: ctx.modelLabel, endpoint: ctx.endpoint };
-    let counted = false;
+    const labels = routerLabels('regular', ctx);
+    // Counted before selection, as SMG does, so requests that find no worker are counted too.
+    metrics.routerRequests.inc({ ...labels, streaming: String(ctx.stream) });
     await withRouterMetrics(metrics, labels, ctx, () => executeWithRetry(
       async (_i, isLast) => {
         const worker = this.#selectForAttempt(ctx);
         if (worker instanceof GatewayError) return { kind: 'retry', reason: worker.code, error: worker };
-        if (!counted) {
-          counted = true;
-          labels.backend_type = worker.runtime;
-          metrics.routerRequests.inc({ ...labels, streaming: String(ctx.stream) });
-        }
         return this.#attempt(ctx, worker, res, isLast);
       },
       this.deps.retry,
       this.deps.random,
       ctx.signal,
-      retryMetricHooks(metrics, 'regular', ctx),
+      retryMetricHooks(metrics, ['regular'], ctx),
     ));
   }
 
@@ -123,7 +120,7 @@ export class RegularRouter implements Router {
         return { kind: 'retry', reason: kind, error: transportGatewayError(err, worker.url) };
       }
       const status = upstream.statusCode;
-      metrics.routerUpstreamResponses.inc({ router_type: this.type, status_code: String(status), error_code: '' });
+      metrics.routerUpstreamResponses.inc({ router_type: ROUTER_TYPE_HTTP, status_code: String(status), error_code: '' });
       if (RETRYABLE_STATUSES.has(status)) {
         worker.circuit.record(outcomeForStatus(status));
         if (!isLast) {
@@ -142,7 +139,8 @@ export class RegularRouter implements Router {
   async #relay(ctx: RequestContext, worker: Worker, upstream: Dispatcher.ResponseData, res: ServerResponse): Promise<void> {
     const { metrics } = this.deps;
     const streaming = isEventStream(upstream.headers);
-    const ttft = metrics.routerTtft.labels({ router_type: this.type, backend_type: worker.runtime, model: ctx.modelLabel, endpoint: ctx.endpoint });
+    const { router_type, backend_type, model, endpoint } = routerLabels('regular', ctx);
+    const ttft = metrics.routerTtft.labels({ router_type, backend_type, model, endpoint });
     const start = ctx.startTime;
     const { outcome, error } = await relayResponse(upstream, res, {
       headers: { 'x-request-id': ctx.requestId, 'x-smg-routed-worker-id': worker.key },

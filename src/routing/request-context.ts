@@ -6,16 +6,19 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Leg, SelectInfo } from '../policies/policy.js';
 import type { JsonObject } from '../server/body.js';
+import { endpointLabel } from '../observability/metric-labels.js';
 import { UNKNOWN_MODEL_ID } from '../workers/worker.js';
 import { parseRoutingKey, parseRoutingTokens, parseTargetWorker } from './routing-headers.js';
 import { routingText } from './routing-text.js';
 import { validateBody } from './validate-body.js';
 
-/** Inference endpoints, named as SMG's `endpoint` metric label. */
+/** Inference endpoints by request shape; the metric label is `endpointLabel`. */
 export type Endpoint = 'chat' | 'completion' | 'generate' | 'embeddings' | 'rerank' | 'responses';
 
 export interface RequestContext {
   readonly endpoint: Endpoint;
+  /** SMG's `endpoint` metric label for the route (`completions`, `other` for embeddings, …). */
+  readonly endpointLabel: string;
   /** Path sent to the worker. */
   readonly path: string;
   readonly body: JsonObject;
@@ -91,6 +94,7 @@ export function buildRequestContext(input: ContextInput): RequestContext {
   }
   return {
     endpoint: input.endpoint,
+    endpointLabel: endpointLabel(input.path),
     path: input.path,
     body,
     upstreamBody,

@@ -47,9 +47,9 @@ test('counters carry SMG labels and count what happened', () => {
   assert.equal(metricValue(text, 'smg_http_requests_total', { method: 'POST', path: '/v1/chat/completions' }), 4);
   assert.equal(metricValue(text, 'smg_http_responses_total', { path: '/v1/chat/completions', status_code: '404', error_code: 'model_not_found' }), 1);
   assert.equal(metricValue(text, 'smg_http_responses_total', { path: '/v1/chat/completions', status_code: '200', error_code: '' }), 3);
-  assert.equal(metricValue(text, 'smg_router_requests_total', { router_type: 'http-regular', backend_type: 'sglang', model: 'sim-model', endpoint: 'chat', streaming: 'true' }), 2);
+  assert.equal(metricValue(text, 'smg_router_requests_total', { router_type: 'http', backend_type: 'regular', model: 'sim-model', endpoint: 'chat', streaming: 'true' }), 2);
   assert.equal(metricValue(text, 'smg_worker_selection_total', { worker_type: 'regular', connection_mode: 'http', model: 'sim-model', policy: 'round_robin' }), 3);
-  assert.equal(metricValue(text, 'smg_router_ttft_seconds_count', { router_type: 'http-regular', model: 'sim-model', endpoint: 'chat' }), 2);
+  assert.equal(metricValue(text, 'smg_router_ttft_seconds_count', { router_type: 'http', backend_type: 'regular', model: 'sim-model', endpoint: 'chat' }), 2);
   assert.equal(metricValue(text, 'smg_worker_pool_size', { worker_type: 'regular', connection_mode: 'http', model: 'sim-model' }), 2);
   for (const w of fleet) {
     assert.equal(metricValue(text, 'smg_worker_health', { worker: w.url }), 1);

@@ -65,7 +65,7 @@ for (const mode of ['regular', 'pd'] as const) {
     assert.equal(
       metricValue(text, 'smg_router_request_errors_total', {
         model: 'other',
-        error_type: 'model_not_found',
+        error_type: 'no_workers',
       }),
       1005,
     );

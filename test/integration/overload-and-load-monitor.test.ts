@@ -72,7 +72,7 @@ test('all workers over the waiting threshold: 503 shed with Retry-After, not ret
   let m = await scrapeMetrics(gateway);
   assert.equal(metricValue(m, 'smg_worker_overload_shed_total', { stage: 'selection' }), 1);
   assert.equal(metricValue(m, 'smg_workers_overloaded', { model: 'stub-model' }), 2);
-  assert.equal(metricValue(m, 'smg_worker_retries_total', { worker_type: 'regular', endpoint: 'completion' }), undefined);
+  assert.equal(metricValue(m, 'smg_worker_retries_total', { worker_type: 'regular', endpoint: 'completions' }), undefined);
   // One worker recovers: traffic goes to it only.
   (engines[0] as StubEngine).load = { running: 1, waiting: 0, tokenUsage: 0.1 };
   await gateway.parts.loadMonitor?.pollAll();

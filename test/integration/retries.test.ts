@@ -38,7 +38,7 @@ test('a 503 is retried on the next worker and the client sees the success', asyn
   assert.equal(completions(bad), 1);
   assert.equal(completions(good), 1);
   const m = await scrapeMetrics(gateway);
-  assert.equal(metricValue(m, 'smg_worker_retries_total', { worker_type: 'regular', endpoint: 'completion' }), 1);
+  assert.equal(metricValue(m, 'smg_worker_retries_total', { worker_type: 'regular', endpoint: 'completions' }), 1);
   assert.equal(metricValue(m, 'smg_worker_retry_backoff_seconds_count', { attempt: '1' }), 1);
   await assertNoLeakedLoad(gateway);
 });
@@ -72,8 +72,8 @@ test('attempts stop at --retry-max-retries (total attempts) and the last answer 
   await res.arrayBuffer();
   assert.equal(fleet.reduce((n, w) => n + completions(w), 0), 3);
   const m = await scrapeMetrics(gateway);
-  assert.equal(metricValue(m, 'smg_worker_retries_total', { worker_type: 'regular', endpoint: 'completion' }), 2);
-  assert.equal(metricValue(m, 'smg_worker_retries_exhausted_total', { worker_type: 'regular', endpoint: 'completion' }), 1);
+  assert.equal(metricValue(m, 'smg_worker_retries_total', { worker_type: 'regular', endpoint: 'completions' }), 2);
+  assert.equal(metricValue(m, 'smg_worker_retries_exhausted_total', { worker_type: 'regular', endpoint: 'completions' }), 1);
   await assertNoLeakedLoad(gateway);
 });
 

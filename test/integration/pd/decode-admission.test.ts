@@ -86,7 +86,8 @@ test('a window that stays full sheds with Retry-After; retries share one wait bu
   const m = await scrapeMetrics(pd.gateway);
   // Five attempts, but only the first waited: the budget was spent once, not five times.
   assert.equal(metricValue(m, 'smg_pd_admission_waits_total'), 1);
-  assert.equal(metricValue(m, 'smg_worker_retries_total', { worker_type: 'pd', endpoint: 'completion' }), 4);
+  // SMG counts a PD retry once per leg.
+  for (const leg of ['prefill', 'decode']) assert.equal(metricValue(m, 'smg_worker_retries_total', { worker_type: leg, endpoint: 'completions' }), 4);
   for (const h of holds) h.ac.abort();
   await waitFor(() => claimed(pd, 0) + claimed(pd, 1) === 0, 'released');
   await assertNoLeakedLoad(pd.gateway);

@@ -34,6 +34,7 @@ export interface RequestShape {
 export function ctxFor(shape: RequestShape = {}): RequestContext {
   return {
     endpoint: shape.endpoint ?? 'chat',
+    endpointLabel: 'chat',
     path: '/v1/chat/completions',
     body: {},
     upstreamBody: Buffer.alloc(0),
