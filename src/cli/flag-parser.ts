@@ -4,7 +4,11 @@
  * doubles as the source of `--help`, so every flag's default is printed from one place.
  */
 
-export type FlagKind = 'string' | 'int' | 'float' | 'bool' | 'list' | 'enum';
+/**
+ * `list` is SMG's `num_args = 0..`: every value up to the next flag, none included.
+ * `append` is SMG's `ArgAction::Append`: exactly one value per occurrence, repeatable.
+ */
+export type FlagKind = 'string' | 'int' | 'float' | 'bool' | 'list' | 'append' | 'enum';
 
 export interface FlagSpec {
   /** Flag name without dashes, e.g. `worker-urls`. */
@@ -24,6 +28,11 @@ export interface FlagSpec {
    * tokens it used.
    */
   readonly consume?: (rest: readonly string[]) => { value: unknown; used: number };
+  /**
+   * Extra rule on each raw value, after the kind's own check (SMG's clap value parsers, e.g. a
+   * u16 range). Returns the rule the value breaks, e.g. `expects an integer in 0..65535`.
+   */
+  readonly check?: (value: string) => string | undefined;
 }
 
 export class UsageError extends Error {
@@ -37,6 +46,13 @@ function findSpec(specs: readonly FlagSpec[], name: string): FlagSpec | undefine
 }
 
 function convert(spec: FlagSpec, value: string): unknown {
+  const converted = convertKind(spec, value);
+  const broken = spec.check?.(value);
+  if (broken !== undefined) throw new UsageError(`--${spec.name} ${broken}, got '${value}'`);
+  return converted;
+}
+
+function convertKind(spec: FlagSpec, value: string): unknown {
   const flag = `--${spec.name}`;
   switch (spec.kind) {
     case 'int': {
@@ -63,15 +79,31 @@ function convert(spec: FlagSpec, value: string): unknown {
     }
     case 'string':
     case 'list':
+    case 'append':
       return value;
   }
 }
 
 const isFlagToken = (token: string): boolean => token.startsWith('--');
 
+/** A flag as it appeared in argv: its spec and the name typed (the spec's name or an alias). */
+export interface GivenFlag {
+  readonly spec: FlagSpec;
+  readonly typed: string;
+}
+
 /** Parses argv against the table. Defaults are filled for every flag not given. */
 export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]): RawFlags {
+  return parseFlagsTracked(argv, specs).values;
+}
+
+/** As parseFlags, and also lists the flags given, in argv order, so callers can act on their status. */
+export function parseFlagsTracked(
+  argv: readonly string[],
+  specs: readonly FlagSpec[],
+): { values: RawFlags; given: GivenFlag[] } {
   const out: RawFlags = {};
+  const given: GivenFlag[] = [];
   for (const spec of specs) {
     if (spec.default !== undefined) {
       out[spec.key] = Array.isArray(spec.default) ? [...(spec.default as string[])] : spec.default;
@@ -87,6 +119,7 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
     const inline = eq === -1 ? undefined : token.slice(eq + 1);
     const spec = findSpec(specs, name);
     if (!spec) throw new UsageError(`unknown flag --${name}`);
+    given.push({ spec, typed: name });
     i += 1;
     if (spec.consume) {
       const rest = inline === undefined ? argv.slice(i) : [inline, ...argv.slice(i)];
@@ -99,17 +132,19 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
       continue;
     }
     if (spec.kind === 'bool') {
-      out[spec.key] = inline === undefined ? true : convert(spec, inline);
+      // SMG's clap flags are SetTrue, which takes no value: `--dp-aware=false` is an error there,
+      // so it is one here rather than a silent `false`.
+      if (inline !== undefined) throw new UsageError(`--${spec.name} takes no value, got '${inline}'`);
+      out[spec.key] = true;
       continue;
     }
     if (spec.kind === 'list') {
-      // Variadic and repeatable: `--worker-urls a b --worker-urls c` gives [a, b, c]; the first
-      // occurrence replaces the default.
-      const values: string[] = seenLists.has(spec.key) ? (out[spec.key] as string[]) : [];
+      // Variadic (none or more values) and repeatable: `--worker-urls a b --worker-urls c` gives
+      // [a, b, c]; the first occurrence replaces the default.
+      const values: unknown[] = seenLists.has(spec.key) ? (out[spec.key] as unknown[]) : [];
       seenLists.add(spec.key);
-      if (inline !== undefined) values.push(inline);
-      while (i < argv.length && !isFlagToken(argv[i] ?? '')) values.push(argv[i++] ?? '');
-      if (values.length === 0) throw new UsageError(`--${spec.name} expects at least one value`);
+      if (inline !== undefined) values.push(convert(spec, inline));
+      while (i < argv.length && !isFlagToken(argv[i] ?? '')) values.push(convert(spec, argv[i++] ?? ''));
       out[spec.key] = values;
       continue;
     }
@@ -123,9 +158,16 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
       value = next;
       i += 1;
     }
+    if (spec.kind === 'append') {
+      // One value per occurrence: `--decode a --decode b`; a second bare value is a stray argument.
+      const values: unknown[] = seenLists.has(spec.key) ? (out[spec.key] as unknown[]) : [];
+      seenLists.add(spec.key);
+      out[spec.key] = [...values, convert(spec, value)];
+      continue;
+    }
     out[spec.key] = convert(spec, value);
   }
-  return out;
+  return { values: out, given };
 }
 
 function formatDefault(spec: FlagSpec): string {

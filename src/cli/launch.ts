@@ -1,14 +1,17 @@
 /** `switchyard launch` (alias `start`): run the gateway until SIGTERM/SIGINT, then drain. */
-import { formatHelp, parseFlags } from './flag-parser.js';
+import { formatHelp } from './flag-parser.js';
 import { GATEWAY_FLAGS } from '../config/gateway-flags.js';
-import { buildConfig } from '../config/validate.js';
+import { resolveLaunchFlags } from '../config/launch-flags.js';
 import { startGateway, type Gateway } from '../server/gateway.js';
 
-export const LAUNCH_HELP = formatHelp(
-  'switchyard launch: the SMG-compatible inference gateway',
-  'switchyard launch [options]   (alias: start)',
-  GATEWAY_FLAGS,
-);
+export const LAUNCH_HELP =
+  formatHelp(
+    'switchyard launch: the SMG-compatible inference gateway',
+    'switchyard [launch] [options]   (alias: start)',
+    GATEWAY_FLAGS.filter((flag) => flag.status !== 'unsupported'),
+  ) +
+  '\nSMG flags of subsystems Switchyard does not have (mesh, service discovery, storage, TLS, JWT, ...)\n' +
+  'exit 2 naming the subsystem. Every SMG flag and its status: docs/compat.md\n';
 
 /** Resolves on the first SIGTERM/SIGINT; a second signal exits at once. */
 export function untilSignal(onSecond: () => void): Promise<NodeJS.Signals> {
@@ -29,9 +32,12 @@ export async function runLaunch(argv: readonly string[]): Promise<number> {
     process.stdout.write(LAUNCH_HELP);
     return 0;
   }
-  const config = buildConfig(parseFlags(argv, GATEWAY_FLAGS));
+  const { config, noEffect } = resolveLaunchFlags(argv);
   const gateway: Gateway = await startGateway(config);
   const { logger } = gateway.app;
+  if (noEffect.length > 0) {
+    logger.warn({ flags: noEffect }, `SMG flags accepted with no effect in Switchyard (see docs/compat.md): ${noEffect.join(', ')}`);
+  }
   logger.info({ url: gateway.url, metrics: gateway.metricsUrl, policy: config.policy, workers: config.workerUrls.length }, 'switchyard listening');
   const signal = await untilSignal(() => process.exit(1));
   logger.info({ signal, gracePeriodSecs: config.shutdownGracePeriodSecs }, 'shutting down');

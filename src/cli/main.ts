@@ -20,6 +20,7 @@ const COMMANDS: Record<string, Command> = {
 const USAGE = `switchyard: LLM inference gateway (SMG-compatible)
 
 Usage: switchyard <command> [options]
+       switchyard [launch options]      (no command: launch, as SMG's 'smg [options]')
 
 Commands:
   launch (alias start)  run the gateway in front of SGLang / vLLM / TokenSpeed workers
@@ -35,13 +36,21 @@ function version(): string {
   return (require('../../package.json') as { version: string }).version;
 }
 
+/** SMG prints its version when any argument is one of these, before parsing the rest (main.rs:1996-2007). */
+const VERSION_FLAGS = new Set(['--version', '-V', '--version-verbose']);
+
 export async function main(argv: readonly string[]): Promise<number> {
-  const [name, ...rest] = argv;
+  if (argv.some((arg) => VERSION_FLAGS.has(arg))) {
+    process.stdout.write(`switchyard ${version()}\n`);
+    return 0;
+  }
+  // SMG flattens its launch flags into the top-level command: `smg --worker-urls …` launches.
+  const [name, ...rest] = argv[0]?.startsWith('--') && argv[0] !== '--help' ? ['launch', ...argv] : argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     process.stdout.write(USAGE);
     return name === undefined ? 2 : 0;
   }
-  if (name === 'version' || name === '--version') {
+  if (name === 'version') {
     process.stdout.write(`switchyard ${version()}\n`);
     return 0;
   }

@@ -1,29 +1,25 @@
 /**
  * Every `switchyard launch` flag, named and defaulted as SMG's CLI (reference smg-core.md §2).
- * Later features add their flags here and their rules to `validate.ts`.
+ * Later features add their flags to CORE_FLAGS and their rules to `validate.ts`. SMG flags that
+ * Switchyard accepts without effect, or refuses, have their own files; GATEWAY_FLAGS is the one
+ * table of all of them, each with its status (flag-status.ts).
  */
 import type { FlagSpec } from '../cli/flag-parser.js';
 import { ASSIGNMENT_MODES, POLICY_NAMES } from '../policies/names.js';
 import { PD_WEIGHT_MODES } from '../routing/router-weights.js';
+import { consumeUrlPort } from './consume-url-port.js';
+import type { GatewayFlag } from './flag-status.js';
+import { NO_EFFECT_FLAGS } from './smg-flags-no-effect.js';
+import { UNSUPPORTED_FLAGS } from './smg-flags-unsupported.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
-/**
- * SMG's `--prefill URL [BOOTSTRAP_PORT|none]`: the token after the URL is the port when it is
- * a u16, no port when it is `none` (any case), and not consumed otherwise.
- */
-export function consumePrefill(rest: readonly string[]): { value: unknown; used: number } {
-  const url = rest[0];
-  if (url === undefined || url.startsWith('--')) return { value: undefined, used: 0 };
-  const next = rest[1];
-  if (next !== undefined && /^\d{1,5}$/.test(next) && Number(next) >= 1 && Number(next) <= 65535) {
-    return { value: { url, bootstrapPort: Number(next) }, used: 2 };
-  }
-  if (next !== undefined && next.toLowerCase() === 'none') return { value: { url, bootstrapPort: null }, used: 2 };
-  return { value: { url, bootstrapPort: null }, used: 1 };
-}
+export const consumePrefill = consumeUrlPort('prefill');
 
-export const GATEWAY_FLAGS: readonly FlagSpec[] = [
+/** Implemented flags; the ones SMG does not have are marked `switchyard-only`. */
+type CoreFlag = FlagSpec & { readonly status?: 'switchyard-only' };
+
+const CORE_FLAGS: readonly CoreFlag[] = [
   // Server / workers
   { name: 'host', key: 'host', kind: 'string', default: '0.0.0.0', help: 'Bind address' },
   { name: 'port', key: 'port', kind: 'int', default: 30000, help: 'Main port (0 = ephemeral)' },
@@ -33,21 +29,21 @@ export const GATEWAY_FLAGS: readonly FlagSpec[] = [
   { name: 'pd-disaggregation', key: 'pdDisaggregation', kind: 'bool', default: false, help: 'Prefill/decode disaggregated mode' },
   { name: 'prefill', key: 'prefill', kind: 'list', default: [], metavar: '<url> [bootstrap_port|none]', help: 'Prefill worker with optional bootstrap port (repeatable)', consume: consumePrefill },
   { name: 'enable-igw', key: 'enableIgw', kind: 'bool', default: false, help: 'Multi-model mode: regular and PD routers at once, chosen per request by available workers' },
-  { name: 'pd-weight-mode', key: 'pdWeightMode', kind: 'enum', choices: PD_WEIGHT_MODES, default: 'paired', help: 'IGW PD weight: paired = 2*min(P,D), sum = P+D (SMG)' },
-  { name: 'decode', key: 'decode', kind: 'list', default: [], metavar: '<url...>', help: 'Decode workers (repeatable)' },
+  { name: 'pd-weight-mode', key: 'pdWeightMode', kind: 'enum', choices: PD_WEIGHT_MODES, default: 'paired', help: 'IGW PD weight: paired = 2*min(P,D), sum = P+D (SMG)', status: 'switchyard-only' },
+  { name: 'decode', key: 'decode', kind: 'append', default: [], metavar: '<url>', help: 'Decode worker (one per flag, repeatable)' },
   { name: 'prefill-policy', key: 'prefillPolicy', kind: 'enum', choices: POLICY_NAMES, help: 'Policy for the prefill leg (default: --policy)' },
   { name: 'decode-policy', key: 'decodePolicy', kind: 'enum', choices: POLICY_NAMES, help: 'Policy for the decode leg (default: --policy)' },
-  { name: 'prefill-max-inflight-requests-per-worker', key: 'prefillMaxInflightRequestsPerWorker', kind: 'int', default: -1, help: 'PD: in-flight prefill requests per prefill worker (<= 0 = off)' },
+  { name: 'prefill-max-inflight-requests-per-worker', key: 'prefillMaxInflightRequestsPerWorker', kind: 'int', default: -1, help: 'PD: in-flight prefill requests per prefill worker (<= 0 = off)', status: 'switchyard-only' },
   // No flag default: giving either option without a positive limit is a startup error.
-  { name: 'prefill-queue-size', key: 'prefillQueueSize', kind: 'int', help: 'PD: requests that may wait for a prefill slot; 0 = reject at once [default: 100]' },
-  { name: 'prefill-queue-timeout-secs', key: 'prefillQueueTimeoutSecs', kind: 'int', help: 'PD: longest wait for a prefill slot [default: 60]' },
-  { name: 'disable-pd-decode-admission', key: 'disablePdDecodeAdmission', kind: 'bool', default: false, help: 'PD: do not gate requests by the decode running window (Switchyard-only; for A/B comparisons)' },
-  { name: 'pd-admission-wait-secs', key: 'pdAdmissionWaitSecs', kind: 'int', default: 30, help: 'PD: longest wait for room in a decode running window, shared across retries (0 = shed at once)' },
+  { name: 'prefill-queue-size', key: 'prefillQueueSize', kind: 'int', help: 'PD: requests that may wait for a prefill slot; 0 = reject at once [default: 100]', status: 'switchyard-only' },
+  { name: 'prefill-queue-timeout-secs', key: 'prefillQueueTimeoutSecs', kind: 'int', help: 'PD: longest wait for a prefill slot [default: 60]', status: 'switchyard-only' },
+  { name: 'disable-pd-decode-admission', key: 'disablePdDecodeAdmission', kind: 'bool', default: false, help: 'PD: do not gate requests by the decode running window (Switchyard-only; for A/B comparisons)', status: 'switchyard-only' },
+  { name: 'pd-admission-wait-secs', key: 'pdAdmissionWaitSecs', kind: 'int', default: 30, help: 'PD: longest wait for room in a decode running window, shared across retries (0 = shed at once)', status: 'switchyard-only' },
   // Routing
   { name: 'policy', key: 'policy', kind: 'enum', choices: POLICY_NAMES, default: 'cache_aware', help: 'Load-balancing policy' },
-  { name: 'cache-threshold', key: 'cacheThreshold', kind: 'float', default: 0.3, help: 'cache_aware: matched-prefix ratio that counts as a hit (strictly greater)' },
-  { name: 'balance-abs-threshold', key: 'balanceAbsThreshold', kind: 'int', default: 64, help: 'Spill gate: absolute load margin over the fleet mean' },
-  { name: 'balance-rel-threshold', key: 'balanceRelThreshold', kind: 'float', default: 1.5, help: 'Spill gate: multiple of the fleet mean load' },
+  { name: 'cache-threshold', key: 'cacheThreshold', kind: 'float', default: 0.3, aliases: ['cache-match-threshold'], help: 'cache_aware: matched-prefix ratio that counts as a hit (strictly greater)' },
+  { name: 'balance-abs-threshold', key: 'balanceAbsThreshold', kind: 'int', default: 64, aliases: ['spill-abs-threshold'], help: 'Spill gate: absolute load margin over the fleet mean' },
+  { name: 'balance-rel-threshold', key: 'balanceRelThreshold', kind: 'float', default: 1.5, aliases: ['spill-rel-threshold'], help: 'Spill gate: multiple of the fleet mean load' },
   { name: 'balance-token-usage-threshold', key: 'balanceTokenUsageThreshold', kind: 'float', default: 1.0, help: 'cache_aware: KV-usage spread that abandons affinity (1.0 = off)' },
   { name: 'overload-token-usage-threshold', key: 'overloadTokenUsageThreshold', kind: 'float', default: 1.0, help: 'cache_aware: hottest KV usage that abandons affinity (1.0 = off)' },
   { name: 'eviction-interval', key: 'evictionIntervalSecs', kind: 'int', default: 120, help: 'Seconds between cache-tree evictions and sticky-key sweeps' },
@@ -59,9 +55,9 @@ export const GATEWAY_FLAGS: readonly FlagSpec[] = [
   { name: 'least-load-default-throughput', key: 'leastLoadDefaultThroughput', kind: 'float', default: 2000, help: 'least_load: fallback tokens/s' },
   { name: 'least-load-mean-prefill-tokens', key: 'leastLoadMeanPrefillTokens', kind: 'int', default: 1024, help: 'least_load: assumed prompt tokens per request' },
   { name: 'least-load-max-waiting-requests', key: 'leastLoadMaxWaitingRequests', kind: 'int', default: 0, help: 'least_load: per-worker waiting cap (0 = off)' },
-  { name: 'max-idle-secs', key: 'maxIdleSecs', kind: 'int', default: 14400, help: 'manual / sticky: idle routing-key TTL' },
+  { name: 'max-idle-secs', key: 'maxIdleSecs', kind: 'int', default: 14400, aliases: ['sticky-key-idle-secs'], help: 'manual / sticky: idle routing-key TTL' },
   { name: 'assignment-mode', key: 'assignmentMode', kind: 'enum', choices: ASSIGNMENT_MODES, help: 'manual / sticky assignment (manual: random, sticky: delegate)' },
-  { name: 'routing-key-override', key: 'routingKeyOverride', kind: 'bool', default: false, help: 'Sticky sessions on any policy (key from body rid or headers)' },
+  { name: 'routing-key-override', key: 'routingKeyOverride', kind: 'bool', default: false, aliases: ['sticky-sessions'], help: 'Sticky sessions on any policy (key from body rid or headers)' },
   { name: 'routing-key-headers', key: 'routingKeyHeaders', kind: 'list', default: ['x-smg-routing-key'], metavar: '<name...>', help: 'Ordered header names for the routing key' },
   { name: 'dp-aware', key: 'dpAware', kind: 'bool', default: false, help: 'Expand workers into one logical worker per data-parallel rank' },
   // Resilience
@@ -98,7 +94,7 @@ export const GATEWAY_FLAGS: readonly FlagSpec[] = [
   { name: 'upstream-pool-idle-timeout-secs', key: 'upstreamPoolIdleTimeoutSecs', kind: 'int', default: 3, help: 'Idle upstream keep-alive; keep below the engine keep-alive (5 s)' },
   { name: 'shutdown-grace-period-secs', key: 'shutdownGracePeriodSecs', kind: 'int', default: 180, help: 'Drain period for in-flight requests on SIGTERM' },
   { name: 'request-id-headers', key: 'requestIdHeaders', kind: 'list', default: [], metavar: '<name...>', help: 'Extra request-id header names, checked before x-request-id' },
-  { name: 'model-alias', key: 'modelAlias', kind: 'list', default: [], metavar: '<alias=canonical...>', help: 'Model alias (repeatable)' },
+  { name: 'model-alias', key: 'modelAlias', kind: 'append', default: [], metavar: '<alias=canonical>', help: 'Model alias (one per flag, repeatable)' },
   // Logging and metrics
   { name: 'log-level', key: 'logLevel', kind: 'enum', choices: LOG_LEVELS, default: 'info', help: 'Log level' },
   { name: 'log-json', key: 'logJson', kind: 'bool', default: false, help: 'JSON log lines' },
@@ -111,9 +107,16 @@ export const GATEWAY_FLAGS: readonly FlagSpec[] = [
   { name: 'health-failure-threshold', key: 'healthFailureThreshold', kind: 'int', default: 3, help: 'Consecutive failures: ready -> not_ready' },
   { name: 'health-success-threshold', key: 'healthSuccessThreshold', kind: 'int', default: 2, help: 'Consecutive successes: not_ready -> ready' },
   { name: 'disable-health-check', key: 'disableHealthCheck', kind: 'bool', default: false, help: 'Do not probe workers' },
-  { name: 'remove-unhealthy-workers', key: 'removeUnhealthyWorkers', kind: 'bool', default: false, help: 'Remove workers that reach failed' },
+  { name: 'remove-unhealthy-workers', key: 'removeUnhealthyWorkers', kind: 'bool', default: false, aliases: ['worker-auto-recovery'], help: 'Remove workers that reach failed' },
   { name: 'drain-settle-secs', key: 'drainSettleSecs', kind: 'int', default: 5, help: 'Time a removed worker stays draining before it leaves the registry' },
   { name: 'worker-startup-timeout-secs', key: 'workerStartupTimeoutSecs', kind: 'int', default: 1800, help: 'Registration deadline for a new worker' },
   { name: 'worker-startup-delay', key: 'workerStartupDelay', kind: 'int', default: 0, help: 'Grace period before the first startup probe (s)' },
   { name: 'worker-startup-check-interval', key: 'workerStartupCheckInterval', kind: 'int', default: 30, help: 'Startup probe interval (s)' },
+];
+
+/** The one flag table: implemented, then SMG's no-effect and unsupported flags. */
+export const GATEWAY_FLAGS: readonly GatewayFlag[] = [
+  ...CORE_FLAGS.map((flag): GatewayFlag => ({ ...flag, status: flag.status ?? 'implemented' })),
+  ...NO_EFFECT_FLAGS,
+  ...UNSUPPORTED_FLAGS,
 ];

@@ -87,6 +87,7 @@ void describe('buildConfig: accepted values', () => {
       'k',
       '--model-alias',
       'gpt=llama-3',
+      '--model-alias',
       'small=qwen',
       '--request-id-headers',
       'x-trace-id',
@@ -243,6 +244,6 @@ void describe('buildConfig: cross-field rules', () => {
   });
 
   void it('allows two aliases for the same canonical model', () => {
-    assert.deepEqual(build(['--model-alias', 'a=m', 'b=m']).modelAlias, ['a=m', 'b=m']);
+    assert.deepEqual(build(['--model-alias', 'a=m', '--model-alias', 'b=m']).modelAlias, ['a=m', 'b=m']);
   });
 });

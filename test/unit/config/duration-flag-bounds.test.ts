@@ -8,9 +8,15 @@ import { buildConfig } from '../../../src/config/validate.js';
 import { parseWorkerSpec } from '../../../src/workers/spec.js';
 import { MAX_TIMER_MS, MAX_TIMER_SECS } from '../../../src/util/timer-limit.js';
 
-/** Every flag that is a duration, found by its name, so a new one cannot be added unbounded. */
+/**
+ * Every flag that is a duration, found by its name, so a new one cannot be added unbounded. SMG
+ * flags accepted without effect or refused never become timers.
+ */
 const DURATION_FLAGS = GATEWAY_FLAGS.filter(
-  (f) => f.kind === 'int' && /(-secs|-ms|-interval|-delay)$/.test(f.name),
+  (f) =>
+    (f.status === 'implemented' || f.status === 'switchyard-only') &&
+    f.kind === 'int' &&
+    /(-secs|-ms|-interval|-delay)$/.test(f.name),
 );
 
 function refusal(argv: string[]): string {

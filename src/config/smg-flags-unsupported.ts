@@ -1,0 +1,175 @@
+/**
+ * SMG `launch` flags of subsystems Switchyard does not have. Each is parsed with SMG's type, then
+ * refused with one line naming the flag and the subsystem, so a copied SMG command line fails
+ * loudly instead of running without the feature it asks for. Lines are SMG's
+ * model_gateway/src/main.rs at f8daa883.
+ */
+import { isIP } from 'node:net';
+import type { FlagKind } from '../cli/flag-parser.js';
+import { consumeUrlPort } from './consume-url-port.js';
+import { boolDefault, keyOf, u16, u32, u64, type GatewayFlag } from './flag-status.js';
+
+type UnsupportedFlag = Extract<GatewayFlag, { status: 'unsupported' }>;
+
+interface Options {
+  readonly default?: string | number | boolean;
+  readonly choices?: readonly string[];
+  readonly check?: (value: string) => string | undefined;
+  readonly consume?: (rest: readonly string[]) => { value: unknown; used: number };
+}
+
+function unsupported(
+  name: string,
+  kind: FlagKind,
+  subsystem: string,
+  help: string,
+  options: Options = {},
+): UnsupportedFlag {
+  return {
+    name,
+    key: keyOf(name),
+    kind,
+    help: `(unsupported) ${help}`,
+    status: 'unsupported',
+    subsystem,
+    ...boolDefault(kind),
+    ...options,
+  };
+}
+
+const SD = 'Kubernetes service discovery';
+const MESH = 'the HA mesh';
+const STORAGE = 'history storage';
+const JWT = 'JWT/OIDC authentication';
+const EPD = 'encode-prefill-decode (EPD) disaggregation';
+const PRIORITY = 'the priority scheduler';
+const TRACING = 'OpenTelemetry tracing';
+
+/** SMG's ModelIdSource: `namespace`, `label:<key>` or `annotation:<key>`. */
+function modelIdSource(value: string): string | undefined {
+  return /^(namespace|label:.+|annotation:.+)$/.test(value)
+    ? undefined
+    : 'expects namespace, label:<key> or annotation:<key>';
+}
+
+function ipAddress(value: string): string | undefined {
+  return isIP(value) === 0 ? 'expects an IP address' : undefined;
+}
+
+export const UNSUPPORTED_FLAGS: readonly UnsupportedFlag[] = [
+  // Probes and PD (main.rs:224, 465, 481; --encode hand-parsed at 73-75)
+  unsupported(
+    'health-check-port',
+    'int',
+    'the dedicated probe listener',
+    'Probe-only listener port',
+    { check: u16 },
+  ),
+  unsupported('epd-disaggregation', 'bool', EPD, 'EPD mode'),
+  unsupported('encode-policy', 'enum', EPD, 'Encode-leg policy', {
+    choices: ['random', 'round_robin', 'consistent_hashing'],
+  }),
+  unsupported('encode', 'list', EPD, 'Encode worker [bootstrap port]', {
+    consume: consumeUrlPort('encode'),
+  }),
+  // Service discovery (main.rs:561-603)
+  unsupported('service-discovery', 'bool', SD, 'Discover worker pods'),
+  unsupported('selector', 'list', SD, 'Worker pod selector'),
+  unsupported('service-discovery-port', 'int', SD, 'Default pod port', { default: 80, check: u16 }),
+  unsupported('service-discovery-namespace', 'string', SD, 'Namespace to watch'),
+  unsupported('encode-selector', 'list', SD, 'Encode pod selector'),
+  unsupported('prefill-selector', 'list', SD, 'Prefill pod selector'),
+  unsupported('decode-selector', 'list', SD, 'Decode pod selector'),
+  unsupported('router-selector', 'list', SD, 'Mesh peer pod selector'),
+  unsupported('model-id-from', 'string', SD, 'Model id from pod metadata', {
+    check: modelIdSource,
+  }),
+  // Request handling and tenancy (main.rs:646-654, 703)
+  unsupported('storage-context-headers', 'list', STORAGE, 'Headers mapped into storage context'),
+  unsupported('trust-tenant-header', 'bool', 'tenant identity', 'Trust an upstream tenant header'),
+  unsupported('tenant-header-name', 'string', 'tenant identity', 'Tenant header name', {
+    default: 'x-smg-tenant-id',
+  }),
+  unsupported('cors-allowed-origins', 'list', 'CORS', 'CORS allowed origins'),
+  // Admission (main.rs:723-747)
+  unsupported('priority-scheduler-enabled', 'bool', PRIORITY, 'Priority admission'),
+  unsupported('priority-scheduler-default-max-class', 'string', PRIORITY, 'Default class cap', {
+    default: 'default',
+  }),
+  unsupported('priority-scheduler-config', 'string', PRIORITY, 'Scheduler YAML'),
+  unsupported('priority-scheduler-tenant-metric-top-n', 'int', PRIORITY, 'Tenant label cap', {
+    default: 32,
+    check: u32,
+  }),
+  unsupported('tenant-rate-limit-enabled', 'bool', 'per-tenant rate limiting', 'Per-tenant limits'),
+  unsupported(
+    'tenant-rate-limit-config',
+    'string',
+    'per-tenant rate limiting',
+    'Tenant limit YAML',
+  ),
+  // Gateway-side parsing (main.rs:857, 882-890)
+  unsupported(
+    'chat-template',
+    'string',
+    'gateway-side chat templating (gRPC pipeline)',
+    'Chat template',
+  ),
+  unsupported(
+    'reasoning-parser',
+    'string',
+    'gateway-side reasoning parsing (gRPC pipeline)',
+    'Reasoning parser',
+  ),
+  unsupported(
+    'tool-call-parser',
+    'string',
+    'gateway-side tool-call parsing (gRPC pipeline)',
+    'Tool-call parser',
+  ),
+  unsupported('mcp-config-path', 'string', 'MCP tool execution', 'MCP servers config'),
+  // Storage and WASM (main.rs:903-975)
+  unsupported('enable-wasm', 'bool', 'WASM plugins', 'WASM support'),
+  unsupported('storage-hook-wasm-path', 'string', 'WASM plugins', 'Storage hook module'),
+  unsupported('schema-config', 'string', STORAGE, 'Storage schema remap'),
+  unsupported('oracle-wallet-path', 'string', STORAGE, 'Oracle wallet'),
+  unsupported('oracle-tns-alias', 'string', STORAGE, 'Oracle TNS alias'),
+  unsupported('oracle-dsn', 'string', STORAGE, 'Oracle DSN'),
+  unsupported('oracle-user', 'string', STORAGE, 'Oracle user'),
+  unsupported('oracle-password', 'string', STORAGE, 'Oracle password'),
+  unsupported('oracle-external-auth', 'bool', STORAGE, 'Oracle external auth'),
+  unsupported('oracle-pool-min', 'int', STORAGE, 'Oracle pool min', { check: u64 }),
+  unsupported('oracle-pool-max', 'int', STORAGE, 'Oracle pool max', { check: u64 }),
+  unsupported('oracle-pool-timeout-secs', 'int', STORAGE, 'Oracle pool timeout', { check: u64 }),
+  unsupported('postgres-db-url', 'string', STORAGE, 'Postgres URL'),
+  unsupported('postgres-pool-max-size', 'int', STORAGE, 'Postgres pool size', { check: u64 }),
+  unsupported('redis-url', 'string', STORAGE, 'Redis URL'),
+  unsupported('redis-pool-max-size', 'int', STORAGE, 'Redis pool size', { check: u64 }),
+  unsupported('redis-retention-days', 'int', STORAGE, 'Redis retention (-1 = forever)'),
+  // TLS and tracing (main.rs:980-997)
+  unsupported('tls-cert-path', 'string', 'TLS termination', 'Server certificate'),
+  unsupported('tls-key-path', 'string', 'TLS termination', 'Server key'),
+  unsupported('enable-trace', 'bool', TRACING, 'OpenTelemetry tracing'),
+  unsupported('otlp-traces-endpoint', 'string', TRACING, 'OTLP endpoint', {
+    default: 'localhost:4317',
+  }),
+  // Authentication beyond --api-key (main.rs:1012-1048)
+  unsupported('tenant-api-key', 'append', 'per-tenant API keys', 'tenant_id:key'),
+  unsupported('jwt-issuer', 'string', JWT, 'OIDC issuer'),
+  unsupported('jwt-audience', 'string', JWT, 'JWT audience'),
+  unsupported('jwt-jwks-uri', 'string', JWT, 'JWKS URI'),
+  unsupported('jwt-role-claim', 'string', JWT, 'Role claim', { default: 'roles' }),
+  unsupported('jwt-role-mapping', 'append', JWT, 'idp_role=gateway_role'),
+  // Mesh (main.rs:1064-1082)
+  unsupported('enable-mesh', 'bool', MESH, 'Enable the HA mesh'),
+  unsupported('mesh-server-name', 'string', MESH, 'Mesh node name'),
+  unsupported('mesh-host', 'string', MESH, 'Mesh bind address', { default: '0.0.0.0' }),
+  unsupported('mesh-advertise-host', 'string', MESH, 'Advertised mesh address'),
+  unsupported('mesh-port', 'int', MESH, 'Mesh port', { default: 39527, check: u16 }),
+  unsupported('mesh-peer-urls', 'list', MESH, 'Mesh seed peers'),
+  // WebRTC (main.rs:1089-1096)
+  unsupported('webrtc-bind-addr', 'string', 'realtime WebRTC', 'WebRTC UDP bind address', {
+    check: ipAddress,
+  }),
+  unsupported('webrtc-stun-server', 'string', 'realtime WebRTC', 'STUN server'),
+];
