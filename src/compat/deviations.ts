@@ -1,0 +1,40 @@
+/** Behaviour Switchyard chose to differ on, each documented in docs/; rendered into docs/compat.md. */
+export interface Deviation {
+  readonly title: string;
+  readonly text: string;
+  /** The docs page (and section) that documents it. */
+  readonly doc: string;
+}
+
+export const DELIBERATE_DEVIATIONS: readonly Deviation[] = [
+  {
+    title: 'PD decode admission is on by default',
+    text: "A PD request waits up to `--pd-admission-wait-secs` (30) for room in a decode worker's running window, then gets 503 `no_available_workers`; `--disable-pd-decode-admission` turns the gate off. The SMG snapshot this page is checked against (f8daa883) has no such gate.",
+    doc: 'docs/admission.md, docs/configuration.md (Prefill/decode disaggregation and IGW)',
+  },
+  {
+    title: 'IGW PD weight defaults to `paired`',
+    text: "Under `--enable-igw` the PD router's weight is 2·min(P, D) (`--pd-weight-mode paired`); SMG's formula P + D is `--pd-weight-mode sum`.",
+    doc: 'docs/rollout.md, docs/configuration.md',
+  },
+  {
+    title: '`--enable-igw` uses `--prefill`/`--decode` without `--pd-disaggregation`',
+    text: 'SMG drops the prefill and decode lists unless `--pd-disaggregation` is given; Switchyard serves them as the PD router of the IGW.',
+    doc: 'docs/configuration.md (Serving modes)',
+  },
+  {
+    title: 'Routing headers are validated',
+    text: 'A malformed `x-smg-routing-key`, `x-smg-routing-tokens` or `x-smg-target-worker` is a 400, where SMG ignores it.',
+    doc: 'docs/api.md (Routing headers)',
+  },
+  {
+    title: 'Errors are JSON envelopes',
+    text: 'Every gateway error, 401/404/405 included, has a JSON body and `X-SMG-Error-Code`; `HEAD` on a GET route is 405.',
+    doc: 'docs/api.md (Routes, Errors)',
+  },
+  {
+    title: 'PD leg errors keep the upstream status',
+    text: 'A prefill or decode 429/408/504 is relayed as such with a leg-specific code, where SMG answers 500.',
+    doc: 'docs/api.md (PD leg errors)',
+  },
+];

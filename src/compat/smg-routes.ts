@@ -1,0 +1,151 @@
+/**
+ * SMG's HTTP routes (model_gateway/src/server.rs `build_app` at f8daa883, per the compatibility
+ * audit smg-compat.md §3) and what Switchyard does with each. Rendered into docs/compat.md.
+ */
+export type RouteStatus = 'same' | 'differs' | 'absent';
+
+export interface SmgRoute {
+  readonly methods: string;
+  readonly path: string;
+  readonly status: RouteStatus;
+  /** For `differs` and some `absent` rows: what a client sees here. */
+  readonly note?: string;
+}
+
+const ABSENT = 'absent';
+
+export const SMG_ROUTES: readonly SmgRoute[] = [
+  { methods: 'POST', path: '/v1/chat/completions', status: 'same' },
+  { methods: 'POST', path: '/v1/completions', status: 'same' },
+  { methods: 'POST', path: '/generate', status: 'same' },
+  {
+    methods: 'POST',
+    path: '/v1/embeddings',
+    status: 'differs',
+    note: "PD mode serves it with a prefill/decode pair; SMG's PD router answers 501.",
+  },
+  { methods: 'POST', path: '/v1/rerank', status: 'same' },
+  { methods: 'POST', path: '/rerank', status: 'same' },
+  {
+    methods: 'POST',
+    path: '/v1/responses',
+    status: 'same',
+    note: "Pass-through to the worker, like SMG's HTTP router.",
+  },
+  {
+    methods: 'GET, DELETE',
+    path: '/v1/responses/{response_id}',
+    status: ABSENT,
+    note: 'No history storage.',
+  },
+  { methods: 'POST', path: '/v1/responses/{response_id}/cancel', status: ABSENT },
+  {
+    methods: 'GET',
+    path: '/v1/responses/{response_id}/input_items',
+    status: ABSENT,
+    note: 'No history storage.',
+  },
+  { methods: 'POST', path: '/v1/conversations', status: ABSENT, note: 'No history storage.' },
+  {
+    methods: 'GET, POST, DELETE',
+    path: '/v1/conversations/{id}',
+    status: ABSENT,
+    note: 'No history storage.',
+  },
+  {
+    methods: 'GET, POST',
+    path: '/v1/conversations/{id}/items',
+    status: ABSENT,
+    note: 'No history storage.',
+  },
+  {
+    methods: 'GET, DELETE',
+    path: '/v1/conversations/{id}/items/{item_id}',
+    status: ABSENT,
+    note: 'No history storage.',
+  },
+  { methods: 'POST', path: '/v1/messages', status: ABSENT },
+  { methods: 'POST', path: '/v1/interactions', status: ABSENT },
+  { methods: 'POST', path: '/v1/classify', status: ABSENT },
+  { methods: 'POST', path: '/v1/tokenize', status: ABSENT, note: 'No gateway-side tokenizer.' },
+  { methods: 'POST', path: '/v1/detokenize', status: ABSENT, note: 'No gateway-side tokenizer.' },
+  { methods: 'POST', path: '/v1/realtime/sessions', status: ABSENT },
+  { methods: 'POST', path: '/v1/realtime/client_secrets', status: ABSENT },
+  { methods: 'POST', path: '/v1/realtime/transcription_sessions', status: ABSENT },
+  { methods: 'GET (WebSocket)', path: '/v1/realtime', status: ABSENT },
+  { methods: 'POST', path: '/v1/realtime/calls', status: ABSENT, note: 'No WebRTC.' },
+  { methods: 'POST', path: '/v1/audio/transcriptions', status: ABSENT },
+  { methods: 'GET', path: '/liveness', status: 'same' },
+  { methods: 'GET', path: '/health', status: 'same' },
+  {
+    methods: 'GET',
+    path: '/readiness',
+    status: 'differs',
+    note: 'Regular mode counts regular workers only (docs/api.md, Readiness).',
+  },
+  {
+    methods: 'GET',
+    path: '/health_generate',
+    status: 'differs',
+    note: 'Proxied to the first available worker of any type; SMG deep-probes a prefill/decode pair in PD mode.',
+  },
+  {
+    methods: 'GET',
+    path: '/get_server_info',
+    status: 'differs',
+    note: 'PD mode: first available worker of any type (503 `no_workers`); SMG uses the first prefill worker.',
+  },
+  { methods: 'GET', path: '/get_model_info', status: 'differs', note: 'As `/get_server_info`.' },
+  { methods: 'GET', path: '/engine_metrics', status: ABSENT },
+  {
+    methods: 'GET',
+    path: '/v1/models',
+    status: 'differs',
+    note: 'Registry list only; no bring-your-own-key fan-out.',
+  },
+  { methods: 'POST', path: '/flush_cache', status: 'same' },
+  { methods: 'POST', path: '/start_profile', status: ABSENT },
+  { methods: 'POST', path: '/stop_profile', status: ABSENT },
+  { methods: 'GET', path: '/get_loads', status: 'same' },
+  {
+    methods: 'POST',
+    path: '/parse/function_call',
+    status: ABSENT,
+    note: 'No gateway-side parsers.',
+  },
+  { methods: 'POST', path: '/parse/reasoning', status: ABSENT, note: 'No gateway-side parsers.' },
+  { methods: 'POST, GET', path: '/wasm', status: ABSENT, note: 'No WASM plugins.' },
+  { methods: 'DELETE', path: '/wasm/{module_uuid}', status: ABSENT, note: 'No WASM plugins.' },
+  {
+    methods: 'POST, GET',
+    path: '/v1/tokenizers',
+    status: ABSENT,
+    note: 'No gateway-side tokenizer.',
+  },
+  {
+    methods: 'GET, DELETE',
+    path: '/v1/tokenizers/{id}',
+    status: ABSENT,
+    note: 'No gateway-side tokenizer.',
+  },
+  {
+    methods: 'GET',
+    path: '/v1/tokenizers/{id}/status',
+    status: ABSENT,
+    note: 'No gateway-side tokenizer.',
+  },
+  { methods: 'POST, GET', path: '/workers', status: 'same' },
+  {
+    methods: 'GET, PUT, PATCH, DELETE',
+    path: '/workers/{worker_id}',
+    status: 'differs',
+    note: 'Metrics `path` label is `/workers/{id}`.',
+  },
+  { methods: 'GET', path: '/metrics (metrics port)', status: 'same' },
+  {
+    methods: 'GET',
+    path: '/liveness, /readiness, /health (probe port)',
+    status: ABSENT,
+    note: 'SMG also serves them on `--health-check-port`; Switchyard has no probe listener: probe the main port.',
+  },
+];
