@@ -24,7 +24,7 @@ const CORE_FLAGS: readonly CoreFlag[] = [
   { name: 'host', key: 'host', kind: 'string', default: '0.0.0.0', help: 'Bind address' },
   { name: 'port', key: 'port', kind: 'int', default: 30000, help: 'Main port (0 = ephemeral)' },
   { name: 'worker-urls', key: 'workerUrls', kind: 'list', default: [], metavar: '<url...>', help: 'Regular-mode worker URLs' },
-  { name: 'worker-allow-cidr', key: 'workerAllowCidr', kind: 'list', default: [], metavar: '<cidr...>', help: 'Only register workers whose address (literal or resolved) is inside one of these ranges (Switchyard-only; default: any but link-local)' },
+  { name: 'worker-allow-cidr', key: 'workerAllowCidr', kind: 'list', default: [], metavar: '<cidr...>', help: 'Only register workers whose address (literal or resolved) is inside one of these ranges (Switchyard-only; default: any but link-local)', status: 'switchyard-only' },
   // Prefill/decode disaggregation
   { name: 'pd-disaggregation', key: 'pdDisaggregation', kind: 'bool', default: false, help: 'Prefill/decode disaggregated mode' },
   { name: 'prefill', key: 'prefill', kind: 'list', default: [], metavar: '<url> [bootstrap_port|none]', help: 'Prefill worker with optional bootstrap port (repeatable)', consume: consumePrefill },
@@ -89,7 +89,7 @@ const CORE_FLAGS: readonly CoreFlag[] = [
   { name: 'control-plane-api-keys', key: 'controlPlaneApiKeys', kind: 'list', default: [], metavar: '<id:name:role:key...>', help: 'Admin-route keys (repeatable); role admin (every method) or user (GET only). When set, --api-key no longer opens admin routes' },
   // Request handling
   { name: 'max-payload-size', key: 'maxPayloadSize', kind: 'int', default: 536870912, help: 'Request body limit in bytes' },
-  { name: 'request-body-timeout-secs', key: 'requestBodyTimeoutSecs', kind: 'int', default: 120, help: 'Deadline for receiving a whole inference request body, answered 408 (Switchyard-only)' },
+  { name: 'request-body-timeout-secs', key: 'requestBodyTimeoutSecs', kind: 'int', default: 120, help: 'Deadline for receiving a whole request body (inference and admin), answered 408 (Switchyard-only)', status: 'switchyard-only' },
   { name: 'request-timeout-secs', key: 'requestTimeoutSecs', kind: 'int', default: 1800, help: 'Upstream request timeout (whole request, streams included)' },
   { name: 'upstream-pool-idle-timeout-secs', key: 'upstreamPoolIdleTimeoutSecs', kind: 'int', default: 3, help: 'Idle upstream keep-alive; keep below the engine keep-alive (5 s)' },
   { name: 'shutdown-grace-period-secs', key: 'shutdownGracePeriodSecs', kind: 'int', default: 180, help: 'Drain period for in-flight requests on SIGTERM' },

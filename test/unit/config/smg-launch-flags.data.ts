@@ -203,7 +203,7 @@ export const SMG_LAUNCH_FLAGS: readonly SmgFlag[] = [
   { line: 1032, name: 'jwt-jwks-uri' },
   { line: 1040, name: 'jwt-role-claim', smgDefault: 'roles' },
   { line: 1048, name: 'jwt-role-mapping' },
-  { line: 1052, name: 'control-plane-api-keys' },
+  { line: 1052, name: 'control-plane-api-keys', implemented: true },
   { line: 1056, name: 'disable-audit-logging', smgDefault: 'false' },
   { line: 1064, name: 'enable-mesh', smgDefault: 'false' },
   { line: 1067, name: 'mesh-server-name' },
