@@ -9,7 +9,6 @@ export const ERROR_CATALOG = {
   // 4xx: bad input, never reaches a worker
   invalid_json: 400,
   invalid_body: 400,
-  invalid_routing_header: 400,
   missing_model: 400,
   unauthorized: 401,
   forbidden: 403,

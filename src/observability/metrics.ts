@@ -113,6 +113,11 @@ export class GatewayMetrics {
   readonly routingKeySource = new Counter({
     name: 'smg_routing_key_source_total', help: 'Where the routing key came from', labelNames: ['source'], registers: [this.registry],
   });
+  /** Switchyard-only: SMG drops malformed routing hints without counting them. */
+  readonly routingHintIgnored = new Counter({
+    name: 'smg_routing_hint_ignored_total', help: 'Routing hint headers whose malformed or over-cap value was not used',
+    labelNames: ['header'], registers: [this.registry],
+  });
   readonly cacheTreeChars = new Gauge({
     name: 'smg_cache_tree_chars', help: 'Characters held by the cache-aware tree', labelNames: ['model'], registers: [this.registry],
   });

@@ -10,6 +10,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Counter } from 'prom-client';
 import type { GatewayMetrics } from '../observability/metrics.js';
+import { usableRoutingKey } from '../routing/routing-headers.js';
 import { randomIndex, type Random } from '../util/random.js';
 import type { Worker } from '../workers/worker.js';
 import { CandidateRing } from './candidate-ring.js';
@@ -53,7 +54,8 @@ export class ConsistentHashingPolicy implements Policy {
         : this.#done('target_worker_miss', undefined);
     }
 
-    const key = info.routingKey ?? headerValue(info.headers, 'x-smg-routing-key') ?? implicitKey(info.headers);
+    // SMG reads the default header too when --routing-key-headers replaced it, with the same caps.
+    const key = info.routingKey ?? usableRoutingKey(headerValue(info.headers, 'x-smg-routing-key')) ?? implicitKey(info.headers);
     if (key !== undefined) {
       this.#ring.sync(candidates);
       const worker = this.#ring.lookupEligible(key);

@@ -21,9 +21,9 @@ export interface SelectInfo {
    * generate. Computed lazily on first read; '' when the request has none.
    */
   readonly text: string;
-  /** Session key: `x-smg-routing-key` (or the configured headers); validated, at most 128 bytes. */
+  /** Session key: `x-smg-routing-key` (or the configured headers); non-empty, at most 128 bytes, else undefined. */
   readonly routingKey: string | undefined;
-  /** Parsed `x-smg-target-worker` index into the candidate list. */
+  /** Parsed `x-smg-target-worker` index into the candidate list; `-1` (matches none) when malformed. */
   readonly targetWorker: number | undefined;
   /** `x-smg-routing-tokens`, token ids standing in for text. */
   readonly tokens: readonly number[] | undefined;

@@ -8,7 +8,7 @@ import type { Leg, SelectInfo } from '../policies/policy.js';
 import type { JsonObject } from '../server/body.js';
 import { endpointLabel } from '../observability/metric-labels.js';
 import { UNKNOWN_MODEL_ID } from '../workers/worker.js';
-import { parseRoutingKey, parseRoutingTokens, parseTargetWorker } from './routing-headers.js';
+import { parseRoutingKey, parseRoutingTokens, parseTargetWorker, type HintIgnored } from './routing-headers.js';
 import { routingText } from './routing-text.js';
 import { validateBody } from './validate-body.js';
 
@@ -64,6 +64,8 @@ export interface ContextInput {
   routingKeyHeaders: readonly string[];
   /** Maps the canonical model to its metric label (the registry's `modelLabel`). */
   modelLabel: (model: string) => string;
+  /** Told the name of each routing hint header whose value was malformed and dropped. */
+  onHintIgnored: HintIgnored;
 }
 
 function pickRequestId(headers: IncomingHttpHeaders, extra: readonly string[]): string {
@@ -107,9 +109,9 @@ export function buildRequestContext(input: ContextInput): RequestContext {
     via: input.via,
     signal: input.signal,
     startTime: performance.now(),
-    routingKey: parseRoutingKey(input.headers, input.routingKeyHeaders),
-    targetWorker: parseTargetWorker(input.headers),
-    tokens: parseRoutingTokens(input.headers),
+    routingKey: parseRoutingKey(input.headers, input.routingKeyHeaders, input.onHintIgnored),
+    targetWorker: parseTargetWorker(input.headers, input.onHintIgnored),
+    tokens: parseRoutingTokens(input.headers, input.onHintIgnored),
     rid: typeof body.rid === 'string' ? body.rid : undefined,
   };
 }

@@ -56,6 +56,7 @@ export function inferenceHandler(endpoint: Endpoint) {
         requestIdHeaders: app.config.requestIdHeaders,
         routingKeyHeaders: app.config.routingKeyHeaders,
         modelLabel: (model) => app.registry.modelLabel(model),
+        onHintIgnored: (header) => app.metrics.routingHintIgnored.inc({ header }),
       });
       await app.router.route(ctx, res);
     } catch (err) {

@@ -31,7 +31,6 @@ void describe('error catalog', () => {
     ['no_available_workers', 503],
     ['admission_queue_timeout', 503],
     ['shutting_down', 503],
-    ['invalid_routing_header', 400],
     ['upstream_timeout', 504],
   ];
 

@@ -34,6 +34,7 @@ function build(raw: string | Buffer, opts: Options = {}): { ctx: RequestContext;
     requestIdHeaders: opts.requestIdHeaders ?? [],
     routingKeyHeaders: ['x-smg-routing-key'],
     modelLabel: (model) => (model === 'served-model' ? model : 'other'),
+    onHintIgnored: () => undefined,
   };
   return { ctx: buildRequestContext(input), raw: bytes };
 }
