@@ -24,13 +24,18 @@ export const ERROR_CATALOG = {
   pd_prefill_queue_timeout: 429,
   // 5xx: the gateway could not get an answer
   internal_error: 500,
-  upstream_connection_failed: 502,
+  // SMG's codes and statuses for a failed send to a worker (router.rs `convert_reqwest_error`):
+  // a refused or reset connection is a 500, not a 502.
+  call_upstream_connection_failed: 500,
+  call_upstream_status_error: 500,
   upstream_stream_failed: 502,
   no_workers: 503,
   no_available_workers: 503,
   admission_queue_timeout: 503,
   shutting_down: 503,
-  upstream_timeout: 504,
+  /** SMG's PD answer when no prefill/decode pair can be selected (pd_router.rs). */
+  server_selection_failed: 503,
+  call_upstream_timeout: 504,
   // PD legs: the status is the upstream's own (passed in), these are the defaults.
   prefill_bad_request: 400,
   prefill_not_found: 404,
@@ -55,7 +60,6 @@ export const ERROR_CATALOG = {
   decode_request_failed: 502,
   decode_read_failed: 502,
   no_prefill_servers: 503,
-  no_decode_servers: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -41,17 +41,11 @@ export class PdRouter implements Router {
 
   constructor(private readonly deps: PdRouterDeps) {}
 
-  /** The leg's candidates, or the SMG answer for why there are none (404 / 503 / overload shed). */
+  /** The leg's candidates, or the SMG answer for why there are none (selection failure / overload shed). */
   #candidates(ctx: RequestContext, type: Extract<WorkerType, 'prefill' | 'decode'>): Worker[] {
     const { registry, metrics } = this.deps;
     const candidates = registry.forModel(ctx.model, type);
-    if (candidates.length === 0) {
-      const anyForModel = registry.all().some((w) => w.serves(ctx.model) && w.type !== 'regular');
-      if (ctx.model !== 'unknown' && registry.all().length > 0 && !anyForModel) {
-        throw new GatewayError('model_not_found', `No worker available for model '${ctx.model}'`);
-      }
-      throw new GatewayError(type === 'prefill' ? 'no_prefill_servers' : 'no_decode_servers', `No ${type} workers for model '${ctx.model}'`);
-    }
+    if (candidates.length === 0) throw selectionFailed(`No ${type} workers for model '${ctx.model}'`);
     checkOverloadShed(candidates, ctx.model, this.deps.overloadRetryAfterSecs, metrics);
     return candidates;
   }
@@ -66,7 +60,7 @@ export class PdRouter implements Router {
 
   #pickOrThrow(ctx: RequestContext, type: Extract<WorkerType, 'prefill' | 'decode'>): Worker {
     const worker = this.#pick(ctx, type, this.#candidates(ctx, type));
-    if (!worker) throw new GatewayError('no_available_workers', `No available ${type} workers for model '${ctx.model}'`);
+    if (!worker) throw selectionFailed(`No available ${type} workers for model '${ctx.model}'`);
     return worker;
   }
 
@@ -78,7 +72,7 @@ export class PdRouter implements Router {
   async #admitPrefill(ctx: RequestContext, admission: PrefillAdmission): Promise<PrefillSlot> {
     const first = this.#candidates(ctx, 'prefill');
     // No healthy prefill worker at all keeps the old answer and is not queued.
-    if (!first.some((w) => w.isHealthy)) throw new GatewayError('no_available_workers', `No available prefill workers for model '${ctx.model}'`);
+    if (!first.some((w) => w.isHealthy)) throw selectionFailed(`No available prefill workers for model '${ctx.model}'`);
     return admission.acquire((hasRoom) => {
       const candidates = this.deps.registry.forModel(ctx.model, 'prefill');
       if (ctx.targetWorker !== undefined) {
@@ -148,4 +142,13 @@ export class PdRouter implements Router {
 /** Decode sequences a request will run: one per batch item, or one per sample (`n`). */
 function roomsFor(ctx: RequestContext): number {
   return batchSize(ctx.endpoint, ctx.body) ?? samplingN(ctx.body);
+}
+
+/**
+ * SMG's PD router answers every pair-selection miss (no worker of a leg for the model, none
+ * available, the policy declined) with one retryable 503 `server_selection_failed`
+ * (pd_router.rs `handle_server_selection_error`); only the overload shed keeps its own code.
+ */
+function selectionFailed(why: string): GatewayError {
+  return new GatewayError('server_selection_failed', `No available servers: ${why}`);
 }

@@ -125,7 +125,7 @@ export class RegularRouter implements Router {
         worker.circuit.record(outcomeForStatus(status));
         if (!isLast) {
           await upstream.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-          return { kind: 'retry', reason: `status_${status}`, error: new GatewayError('upstream_connection_failed', `status ${status}`) };
+          return { kind: 'retry', reason: `status_${status}`, error: new GatewayError('call_upstream_status_error', `Worker ${worker.url} answered status ${status}`, { status }) };
         }
       }
       await this.#relay(ctx, worker, upstream, res);

@@ -23,20 +23,20 @@ async function setup(flags: string[] = []): Promise<{ worker: SimWorker; gateway
 
 const chat = (stream = false) => ({ model: 'sim-model', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 8, stream });
 
-test('a worker that refuses connections gives 502 upstream_connection_failed', async () => {
+test("a worker that refuses connections gives SMG's 500 call_upstream_connection_failed", async () => {
   const { worker, gateway } = await setup();
   await worker.close();
-  await assertGatewayError(await postJson(`${gateway.url}/v1/chat/completions`, chat()), 502, 'upstream_connection_failed');
+  await assertGatewayError(await postJson(`${gateway.url}/v1/chat/completions`, chat()), 500, 'call_upstream_connection_failed');
   const metrics = await scrapeMetrics(gateway);
   assert.equal(metricValue(metrics, 'smg_worker_errors_total', { error_type: 'connection' }), 1);
   await assertNoLeakedLoad(gateway);
 });
 
-test('a worker that never answers gives 504 upstream_timeout and its request is aborted', async () => {
+test("a worker that never answers gives SMG's 504 call_upstream_timeout and its request is aborted", async () => {
   const { worker, gateway } = await setup(['--request-timeout-secs', '1']);
   worker.setFaults({ hang: true });
   const started = Date.now();
-  await assertGatewayError(await postJson(`${gateway.url}/v1/chat/completions`, chat()), 504, 'upstream_timeout');
+  await assertGatewayError(await postJson(`${gateway.url}/v1/chat/completions`, chat()), 504, 'call_upstream_timeout');
   assert.ok(Date.now() - started >= 900, 'answered before the deadline');
   await waitForStats(worker, (s) => s.aborted === 1 && s.running === 0);
   await assertNoLeakedLoad(gateway);
@@ -56,10 +56,10 @@ test('a worker dying mid-stream ends the SSE stream with an error event, not a h
   await assertNoLeakedLoad(gateway);
 });
 
-test('a worker that drops a non-streamed request before answering gives 502', async () => {
+test('a worker that drops a non-streamed request before answering gives 500 call_upstream_connection_failed', async () => {
   const { worker, gateway } = await setup();
   worker.setFaults({ dropAfterChunks: 0 });
-  await assertGatewayError(await postJson(`${gateway.url}/v1/chat/completions`, chat()), 502, 'upstream_connection_failed');
+  await assertGatewayError(await postJson(`${gateway.url}/v1/chat/completions`, chat()), 500, 'call_upstream_connection_failed');
   await assertNoLeakedLoad(gateway);
 });
 

@@ -74,7 +74,7 @@ test('/readiness in PD mode needs a ready prefill and a ready decode', async () 
     assert.equal(r.status, 503);
     const res = await postJson(`${decodeOnly.gateway.url}/v1/completions`, { model: 'sim-model', prompt: 'x', max_tokens: 1 });
     assert.equal(res.status, 503);
-    assert.equal(res.headers.get('x-smg-error-code'), 'no_prefill_servers');
+    assert.equal(res.headers.get('x-smg-error-code'), 'server_selection_failed');
     await res.arrayBuffer();
   } finally {
     await decodeOnly.close();

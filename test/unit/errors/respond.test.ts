@@ -26,12 +26,13 @@ void describe('error catalog', () => {
     ['payload_too_large', 413],
     ['internal_error', 500],
     ['admission_queue_full', 429],
-    ['upstream_connection_failed', 502],
+    ['call_upstream_connection_failed', 500],
     ['no_workers', 503],
     ['no_available_workers', 503],
     ['admission_queue_timeout', 503],
     ['shutting_down', 503],
-    ['upstream_timeout', 504],
+    ['call_upstream_timeout', 504],
+    ['server_selection_failed', 503],
   ];
 
   for (const [code, status] of EXPECTED) {
@@ -233,14 +234,14 @@ void describe('sendError over HTTP', () => {
       markEventStream(res);
       res.flushHeaders();
       res.write('data: {"n":1}\n\n', () => {
-        endWithError(res, new GatewayError('upstream_timeout', 'Worker timed out'));
+        endWithError(res, new GatewayError('call_upstream_timeout', 'Worker timed out'));
       });
     });
     const res = await fetch(`${base}/sse-flag`);
     assert.equal(
       await res.text(),
       'data: {"n":1}\n\n' +
-        'data: {"error":{"type":"Gateway Timeout","code":"upstream_timeout","message":"Worker timed out","param":null}}\n\n',
+        'data: {"error":{"type":"Gateway Timeout","code":"call_upstream_timeout","message":"Worker timed out","param":null}}\n\n',
     );
   });
 

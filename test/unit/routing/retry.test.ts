@@ -20,7 +20,7 @@ test('jitter stays within ±j of the base', () => {
   }
 });
 
-const retry = (reason: string): AttemptResult => ({ kind: 'retry', reason, error: new GatewayError('upstream_connection_failed', reason) });
+const retry = (reason: string): AttemptResult => ({ kind: 'retry', reason, error: new GatewayError('call_upstream_connection_failed', reason) });
 const hooks = () => {
   const seen = { retries: 0, exhausted: 0 };
   return { seen, hooks: { onRetry: () => void seen.retries++, onExhausted: () => void seen.exhausted++ } };
