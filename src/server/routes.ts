@@ -1,6 +1,7 @@
 /**
  * The route table: method + path -> handler, with the auth class of each route (SMG §3).
- * A known path with the wrong method is 405; an unknown path is 404.
+ * A known path with the wrong method is 405; an unknown path is 404. `HEAD` runs the `GET`
+ * route (axum's `get()` answers HEAD too); node:http drops the body of a HEAD response.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from './app-context.js';
@@ -92,7 +93,9 @@ export function matchRoute(method: string, pathname: string): Match {
     param = decoded ?? '';
   }
   if (!routes) return { kind: 'not_found' };
-  const route = routes.find((r) => r.method === method);
+  const route = routes.find((r) => r.method === method) ?? (method === 'HEAD' ? routes.find((r) => r.method === 'GET') : undefined);
   if (route) return { kind: 'route', route, param };
-  return { kind: 'method_not_allowed', allowed: routes.map((r) => r.method), label: routes[0]?.label ?? '' };
+  const allowed = routes.map((r) => r.method);
+  if (allowed.includes('GET')) allowed.push('HEAD');
+  return { kind: 'method_not_allowed', allowed, label: routes[0]?.label ?? '' };
 }

@@ -10,7 +10,7 @@ test('exact routes, parameter routes, 405 and 404', () => {
   const wrong = matchRoute('GET', '/v1/chat/completions');
   assert.ok(wrong.kind === 'method_not_allowed' && wrong.allowed.join() === 'POST');
   const list = matchRoute('DELETE', '/workers');
-  assert.ok(list.kind === 'method_not_allowed' && list.allowed.sort().join() === 'GET,POST');
+  assert.ok(list.kind === 'method_not_allowed' && list.allowed.sort().join() === 'GET,HEAD,POST');
   assert.equal(matchRoute('GET', '/nope').kind, 'not_found');
   assert.equal(matchRoute('GET', '/workers/a/b').kind, 'not_found');
   assert.equal(matchRoute('GET', '/workers/').kind, 'not_found');
