@@ -35,6 +35,10 @@ export const ERROR_CATALOG = {
   shutting_down: 503,
   /** SMG's PD answer when no prefill/decode pair can be selected (pd_router.rs). */
   server_selection_failed: 503,
+  /** PD `/health_generate`: no available prefill or decode worker to probe. */
+  no_healthy_worker_pair: 503,
+  /** PD `/health_generate`: the probed prefill or decode worker did not answer 2xx. */
+  health_generate_failed: 503,
   call_upstream_timeout: 504,
   // PD legs: the status is the upstream's own (passed in), these are the defaults.
   prefill_bad_request: 400,

@@ -9,7 +9,8 @@ import { liveness, readiness } from './handlers/health.js';
 import { inferenceHandler } from './handlers/inference.js';
 import { listModels } from './handlers/models.js';
 import { createWorker, listWorkers, workerById } from './handlers/workers-admin.js';
-import { flushCache, getLoads, proxyGetToFirstWorker } from './handlers/worker-proxy.js';
+import { pdHealthGenerate } from './handlers/pd-health-generate.js';
+import { firstAvailablePrefill, flushCache, getLoads, proxyGetToFirstWorker } from './handlers/worker-proxy.js';
 
 /** `data`: inference (`--api-key`); `admin`: control plane (control-plane keys, else `--api-key`); `public`: probes. */
 export type AuthClass = 'data' | 'admin' | 'public';
@@ -35,6 +36,15 @@ const get = (path: string, auth: AuthClass, handler: Handler): Route => ({ metho
 
 const WORKER_BY_ID = '/workers/';
 
+/**
+ * Pure PD mode (`--pd-disaggregation` without `--enable-igw`) answers the probe and info routes
+ * as SMG's PD router does; the other modes proxy them to the first available worker.
+ */
+const pdOr = (pd: Handler, other: Handler): Handler => (req, res, app, param) =>
+  (app.config.pdDisaggregation && !app.config.enableIgw ? pd : other)(req, res, app, param);
+
+const infoRoute = (path: string): Handler => pdOr(proxyGetToFirstWorker(path, firstAvailablePrefill), proxyGetToFirstWorker(path));
+
 export const ROUTES: readonly Route[] = [
   inference('/v1/chat/completions', 'chat'),
   inference('/v1/completions', 'completion'),
@@ -47,9 +57,9 @@ export const ROUTES: readonly Route[] = [
   get('/liveness', 'public', liveness),
   get('/health', 'public', liveness),
   get('/readiness', 'public', readiness),
-  get('/health_generate', 'public', proxyGetToFirstWorker('/health_generate')),
-  get('/get_server_info', 'public', proxyGetToFirstWorker('/get_server_info')),
-  get('/get_model_info', 'public', proxyGetToFirstWorker('/get_model_info')),
+  get('/health_generate', 'public', pdOr(pdHealthGenerate, proxyGetToFirstWorker('/health_generate'))),
+  get('/get_server_info', 'public', infoRoute('/get_server_info')),
+  get('/get_model_info', 'public', infoRoute('/get_model_info')),
   get('/get_loads', 'admin', getLoads),
   { method: 'POST', path: '/flush_cache', label: '/flush_cache', auth: 'admin', handler: flushCache },
   get('/workers', 'admin', listWorkers),

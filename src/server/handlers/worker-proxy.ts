@@ -1,7 +1,8 @@
 /**
  * Routes answered by asking workers directly: GET proxies to the first available worker
- * (`/health_generate`, `/get_server_info`, `/get_model_info`), and admin fan-outs to every
- * worker (`/get_loads`, `/flush_cache`).
+ * (`/health_generate`, `/get_server_info`, `/get_model_info`; in PD mode the info routes go to
+ * the first available prefill worker), and admin fan-outs to every worker (`/get_loads`,
+ * `/flush_cache`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request } from 'undici';
@@ -20,12 +21,22 @@ function workerHeaders(worker: Worker, req: IncomingMessage, app: AppContext): R
   return worker.apiKey ? { authorization: `Bearer ${worker.apiKey}`, via } : { via };
 }
 
-export function proxyGetToFirstWorker(path: string) {
+/** Which worker a proxied GET goes to, or the error to answer when there is none. */
+export type WorkerPick = (app: AppContext) => Worker | GatewayError;
+
+const firstAvailableWorker: WorkerPick = (app) =>
+  app.registry.all().find((w) => w.isAvailable()) ?? new GatewayError('no_workers', 'No available workers');
+
+/** SMG's PD router answers the info routes from a prefill worker (`proxy_to_first_prefill_worker`). */
+export const firstAvailablePrefill: WorkerPick = (app) =>
+  app.registry.ofType('prefill').find((w) => w.isAvailable()) ?? new GatewayError('no_prefill_servers', 'No prefill servers available');
+
+export function proxyGetToFirstWorker(path: string, pick: WorkerPick = firstAvailableWorker) {
   return async (req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> => {
-    const worker = app.registry.all().find((w) => w.isAvailable());
-    const pool = worker && app.pools.get(worker.origin);
-    if (!worker || !pool) {
-      sendError(res, new GatewayError('no_workers', 'No available workers'));
+    const worker = pick(app);
+    const pool = worker instanceof GatewayError ? undefined : app.pools.get(worker.origin);
+    if (worker instanceof GatewayError || !pool) {
+      sendError(res, worker instanceof GatewayError ? worker : new GatewayError('no_workers', 'No available workers'));
       return;
     }
     const client = new AbortController();
