@@ -1,7 +1,7 @@
 // The flag table of `switchyard sim`: every flag, its type and range, the SimWorkerOptions or
 // SimFaults field it sets, and its help line (the usage text is generated from it).
 import { MAX_TIMER_MS, MAX_TIMER_SECS } from '../util/timer-limit.js';
-import type { SimFaults, SimWorkerOptions } from './options.js';
+import type { SimEngineKind, SimFaults, SimWorkerOptions } from './options.js';
 import { SIM_ENGINES, SIM_KV_CONNECTORS, SIM_ROLES, SIM_RUNTIMES } from './options.js';
 
 export type FlagKind = 'string' | 'number' | 'int' | 'bool' | 'enum';
@@ -14,6 +14,8 @@ export interface FlagSpec {
   /** Target field: a worker option, a fault, or a fleet-level setting. */
   to?: { option: keyof SimWorkerOptions } | { fault: keyof SimFaults };
   arg?: string;
+  /** The one engine this flag has an effect on; on the other one it is refused. */
+  engine?: SimEngineKind;
   help: string;
 }
 
@@ -90,6 +92,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
     max: MAX_TIMER_MS,
     arg: 'MS',
     to: opt('ttftMs'),
+    engine: 'canned',
     help: 'canned: time to first token (default 20)',
   },
   'itl-ms': {
@@ -98,6 +101,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
     max: MAX_TIMER_MS,
     arg: 'MS',
     to: opt('itlMs'),
+    engine: 'canned',
     help: 'canned: inter-token latency (default 5)',
   },
   'output-tokens': {
@@ -119,13 +123,14 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
     min: 1,
     arg: 'N',
     to: opt('maxRunningRequests'),
-    help: 'running window (default 256)',
+    help: 'running window in sequences; beyond it requests queue (default 256)',
   },
   'prefill-tps': {
     kind: 'number',
     min: 1e-6,
     arg: 'N',
     to: opt('prefillTps'),
+    engine: 'realistic',
     help: 'realistic: prefill tokens/s (default 8000)',
   },
   'prefill-chunk': {
@@ -133,6 +138,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
     min: 1,
     arg: 'N',
     to: opt('prefillChunk'),
+    engine: 'realistic',
     help: 'realistic: prefill tokens per step (default 2048)',
   },
   'decode-base-ms': {
@@ -141,6 +147,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
     max: MAX_TIMER_MS,
     arg: 'MS',
     to: opt('decodeBaseMs'),
+    engine: 'realistic',
     help: 'realistic: decode step base time (default 6.0)',
   },
   'decode-per-req-ms': {
@@ -149,6 +156,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
     max: MAX_TIMER_MS,
     arg: 'MS',
     to: opt('decodePerReqMs'),
+    engine: 'realistic',
     help: 'realistic: decode step time per sequence (default 0.35)',
   },
   'kv-tokens': {
@@ -169,6 +177,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
     kind: 'enum',
     choices: ['true', 'false'],
     to: opt('prefixCache'),
+    engine: 'realistic',
     help: 'realistic: prefix caching (default true)',
   },
   'bootstrap-port': {

@@ -67,6 +67,23 @@ function convert(name: string, spec: FlagSpec, raw: string): string | number | b
   return value;
 }
 
+/**
+ * Refuses a flag that would silently do nothing on the engine the workers run (`--engine`,
+ * default canned): a benchmark run with `--prefill-tps` on canned workers, or `--ttft-ms` on
+ * realistic ones, would measure something else than its author meant.
+ */
+export function checkEngineFlags(values: FlagValues): void {
+  const engine = (values.get('engine') as string | undefined) ?? 'canned';
+  for (const name of values.keys()) {
+    const only = FLAGS[name]?.engine;
+    if (only !== undefined && only !== engine) {
+      throw new FlagError(
+        `error: --${name} has no effect on the ${engine} engine; it sets the ${only} engine (add --engine ${only})`,
+      );
+    }
+  }
+}
+
 /** Worker options (faults included) from the flags that map onto them. */
 export function toWorkerOptions(values: FlagValues): SimWorkerOptions {
   const opts: Record<string, unknown> = {};

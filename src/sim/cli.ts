@@ -4,7 +4,7 @@
 import type { SimFleet, SimFleetSpec } from './fleet-spec.js';
 import type { SimWorker } from './options.js';
 import type { FlagValues } from './cli-flags.js';
-import { FlagError, parseFlags, toWorkerOptions, usage } from './cli-flags.js';
+import { checkEngineFlags, FlagError, parseFlags, toWorkerOptions, usage } from './cli-flags.js';
 import { loadSimFleetFile, startSimFleetFromSpec } from './fleet-spec.js';
 
 /** Where the command writes and what stops it; tests inject these, the CLI uses the process. */
@@ -21,6 +21,8 @@ async function fleetSpec(values: FlagValues): Promise<SimFleetSpec> {
   const port = (values.get('base-port') ?? values.get('port')) as number | undefined;
   const file = values.get('fleet') as string | undefined;
   if (file === undefined) {
+    // With --fleet the flags are defaults for workers that may run either engine.
+    checkEngineFlags(values);
     return {
       basePort: port ?? 31_000,
       workers: [{ ...opts, count: (values.get('count') as number | undefined) ?? 1 }],

@@ -1,6 +1,7 @@
 // The timing model behind a simulated worker. The HTTP layer only sees the `SimEngine` interface:
 // it submits a generation and receives one `onStep` per decode step. Two engines sit behind it:
-// `FixedLatencyEngine` (canned: fixed TTFT/ITL, no queue; cheap, for measuring the gateway) and
+// `FixedLatencyEngine` (canned: fixed TTFT/ITL within a FIFO-queued running window; cheap, for
+// measuring the gateway) and
 // `BatchEngine` (realistic: continuous batching, batch-engine.ts). Engines decide *when* tokens
 // appear, never *which* tokens: text comes from text.ts so it is identical across timing models.
 import type { SimClock, SimTimer } from './clock.js';
@@ -87,16 +88,25 @@ export interface SimEngine {
 export interface FixedLatencyTiming {
   ttftMs: number;
   itlMs: number;
+  /**
+   * Running window in sequences (`--max-running-requests`); requests beyond it wait in a FIFO
+   * queue, as in an engine's waiting queue. Unbounded when absent.
+   */
+  maxRunning?: number;
   /** Reported capacity; the canned engine does not enforce it. */
   maxTotalTokens?: number;
 }
 
 /**
- * Canned model: every request runs at once (no queue), its first token arrives `ttftMs` after
- * submit (or after `kvReady`) and each later one `itlMs` after the previous, whatever the load.
+ * Canned model: a request admitted to the running window gets its first token `ttftMs` after
+ * admission (or after `kvReady`) and each later one `itlMs` after the previous, whatever the
+ * load. Admission is FIFO; a request wider than the whole window runs alone rather than never
+ * (the realistic engine's rule).
  */
 export class FixedLatencyEngine implements SimEngine {
   private readonly running = new Set<FixedSequence>();
+  private readonly queue: FixedSequence[] = [];
+  private runningSlots = 0;
   private readonly meter: RateMeter;
   private held = 0;
   slowdown = 1;
@@ -110,9 +120,20 @@ export class FixedLatencyEngine implements SimEngine {
 
   submit(spec: GenerationSpec, sink: TokenSink): GenerationHandle {
     const seq = new FixedSequence(this, spec, sink);
-    this.running.add(seq);
-    seq.start();
+    this.queue.push(seq);
+    this.admit();
     return seq;
+  }
+
+  private admit(): void {
+    const window = this.timing.maxRunning ?? Number.POSITIVE_INFINITY;
+    for (let seq = this.queue[0]; seq !== undefined; seq = this.queue[0]) {
+      if (this.runningSlots > 0 && this.runningSlots + seq.spec.choices > window) return;
+      this.queue.shift();
+      this.runningSlots += seq.spec.choices;
+      this.running.add(seq);
+      seq.start();
+    }
   }
 
   load(): EngineLoad {
@@ -124,14 +145,20 @@ export class FixedLatencyEngine implements SimEngine {
       running += seq.spec.choices;
       if (seq.awaitingKv) awaitingKv += seq.spec.choices;
     }
+    let waiting = 0;
+    let waitingTokens = 0;
+    for (const seq of this.queue) {
+      waiting += seq.spec.choices;
+      waitingTokens += seq.spec.promptTokens;
+    }
     return {
       running,
-      waiting: 0,
+      waiting,
       awaitingKv,
       usedTokens,
       maxTotalTokens: this.timing.maxTotalTokens ?? 524_288,
       genThroughput: this.meter.rate(),
-      waitingUncachedTokens: 0,
+      waitingUncachedTokens: waitingTokens,
       cacheHitRate: 0,
     };
   }
@@ -153,12 +180,18 @@ export class FixedLatencyEngine implements SimEngine {
   flushCache(): void {}
 
   shutdown(): void {
-    for (const seq of [...this.running]) seq.cancel();
+    for (const seq of [...this.queue, ...this.running]) seq.cancel();
   }
 
-  /** @internal called by sequences. */
+  /** @internal called by sequences when they finish or are cancelled, queued or running. */
   release(seq: FixedSequence): void {
-    this.running.delete(seq);
+    if (this.running.delete(seq)) {
+      this.runningSlots -= seq.spec.choices;
+      this.admit();
+      return;
+    }
+    const queued = this.queue.indexOf(seq);
+    if (queued !== -1) this.queue.splice(queued, 1);
   }
 
   /** @internal called by sequences for every decode step. */

@@ -239,7 +239,12 @@ class SimHttpWorker implements SimWorker {
 function createEngine(opts: ResolvedSimOptions, clock: ScaledClock): SimEngine {
   if (opts.engine === 'canned') {
     return new FixedLatencyEngine(
-      { ttftMs: opts.ttftMs, itlMs: opts.itlMs, maxTotalTokens: opts.kvTokens },
+      {
+        ttftMs: opts.ttftMs,
+        itlMs: opts.itlMs,
+        maxRunning: opts.maxRunningRequests,
+        maxTotalTokens: opts.kvTokens,
+      },
       clock,
     );
   }

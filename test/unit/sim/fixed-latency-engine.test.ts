@@ -97,4 +97,50 @@ void describe('RateMeter', () => {
     await sleep(60);
     assert.ok(meter.rate() < first / 2);
   });
+
+  void it('queues beyond its running window, FIFO, and admits the next when a slot frees', async () => {
+    const engine = new FixedLatencyEngine({ ttftMs: 1, itlMs: 1, maxRunning: 2 });
+    const order: string[] = [];
+    const sink = (name: string): RecordingSink => {
+      const s = new RecordingSink((i) => {
+        if (i === 0) order.push(`${name} first token`);
+      });
+      void s.done.then(() => order.push(`${name} finished`));
+      return s;
+    };
+    const [a, b, c] = [sink('a'), sink('b'), sink('c')];
+    engine.submit({ promptTokens: 5, choices: 1, maxTokens: 3 }, a);
+    engine.submit({ promptTokens: 5, choices: 1, maxTokens: 3 }, b);
+    engine.submit({ promptTokens: 7, choices: 1, maxTokens: 3 }, c);
+    const load = engine.load();
+    assert.deepEqual([load.running, load.waiting, load.waitingUncachedTokens, load.usedTokens], [2, 1, 7, 10]);
+    await Promise.all([a.done, b.done, c.done]);
+    assert.deepEqual(c.steps, [0, 1, 2]);
+    assert.ok(order.indexOf('c first token') > order.indexOf('a finished'), order.join(', '));
+    assert.deepEqual([engine.load().running, engine.load().waiting], [0, 0]);
+  });
+
+  void it('runs a request wider than the window alone, and holds later ones behind it', async () => {
+    const engine = new FixedLatencyEngine({ ttftMs: 1, itlMs: 1, maxRunning: 2 });
+    const wide = new RecordingSink();
+    const next = new RecordingSink();
+    engine.submit({ promptTokens: 1, choices: 3, maxTokens: 2 }, wide);
+    engine.submit({ promptTokens: 1, choices: 1, maxTokens: 2 }, next);
+    assert.deepEqual([engine.load().running, engine.load().waiting], [3, 1]);
+    await Promise.all([wide.done, next.done]);
+    assert.deepEqual(next.steps, [0, 1]);
+  });
+
+  void it('drops a queued request that is cancelled before it runs', async () => {
+    const engine = new FixedLatencyEngine({ ttftMs: 1, itlMs: 1, maxRunning: 1 });
+    const first = new RecordingSink();
+    const queued = new RecordingSink();
+    engine.submit({ promptTokens: 1, choices: 1, maxTokens: 2 }, first);
+    engine.submit({ promptTokens: 1, choices: 1, maxTokens: 2 }, queued).cancel();
+    assert.equal(engine.load().waiting, 0);
+    await first.done;
+    await sleep(10);
+    assert.deepEqual(queued.steps, []);
+    assert.equal(engine.load().running, 0);
+  });
 });
