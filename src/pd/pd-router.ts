@@ -67,7 +67,8 @@ export class PdRouter implements Router {
   /**
    * The prefill worker through admission: placed now or after a FIFO wait. Placement re-reads
    * the candidates and runs the policy over the workers with room, all in one synchronous step.
-   * A strict `x-smg-target-worker` waits for exactly that worker.
+   * Under `consistent_hashing` a strict `x-smg-target-worker` waits for exactly that worker; other
+   * policies ignore the header (only SMG's consistent_hashing reads it).
    */
   async #admitPrefill(ctx: RequestContext, admission: PrefillAdmission): Promise<PrefillSlot> {
     const first = this.#candidates(ctx, 'prefill');
@@ -75,7 +76,7 @@ export class PdRouter implements Router {
     if (!first.some((w) => w.isHealthy)) throw selectionFailed(`No available prefill workers for model '${ctx.model}'`);
     return admission.acquire((hasRoom) => {
       const candidates = this.deps.registry.forModel(ctx.model, 'prefill');
-      if (ctx.targetWorker !== undefined) {
+      if (ctx.targetWorker !== undefined && this.deps.prefillPolicies.forModel(ctx.model).name === 'consistent_hashing') {
         const target = candidates[ctx.targetWorker];
         return target && hasRoom(target) ? this.#pick(ctx, 'prefill', candidates) : undefined;
       }
