@@ -12,17 +12,19 @@ import { sendError, sendText } from '../../errors/respond.js';
 import { AttemptSignal } from '../../upstream/forward.js';
 import type { Worker } from '../../workers/worker.js';
 import type { AppContext } from '../app-context.js';
+import { workerHeaders } from './worker-proxy.js';
 
 /** Why probing one worker failed, worded as SMG's, or undefined when it answered 2xx. */
 async function probe(
   worker: Worker,
   role: 'Prefill' | 'Decode',
+  headers: Record<string, string>,
   signal: AbortSignal,
 ): Promise<string | undefined> {
   try {
-    const res = await request(`${worker.url}/health_generate`, {
+    const res = await request(worker.upstreamUrl('/health_generate'), {
       method: 'GET',
-      headers: worker.apiKey ? { authorization: `Bearer ${worker.apiKey}` } : {},
+      headers,
       signal,
     });
     await res.body.dump();
@@ -40,7 +42,7 @@ function firstAvailable(app: AppContext, type: 'prefill' | 'decode'): Worker | u
 }
 
 export async function pdHealthGenerate(
-  _req: IncomingMessage,
+  req: IncomingMessage,
   res: ServerResponse,
   app: AppContext,
 ): Promise<void> {
@@ -64,8 +66,8 @@ export async function pdHealthGenerate(
   const attempt = new AttemptSignal(client.signal, app.config.requestTimeoutSecs * 1000);
   try {
     const failures = await Promise.all([
-      probe(prefill, 'Prefill', attempt.signal),
-      probe(decode, 'Decode', attempt.signal),
+      probe(prefill, 'Prefill', workerHeaders(prefill, req, app), attempt.signal),
+      probe(decode, 'Decode', workerHeaders(decode, req, app), attempt.signal),
     ]);
     if (client.signal.aborted) return;
     const errors = failures.filter((f): f is string => f !== undefined);

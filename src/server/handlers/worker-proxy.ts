@@ -16,7 +16,7 @@ import type { AppContext } from '../app-context.js';
 const FAN_OUT_TIMEOUT_MS = 10_000;
 
 /** The worker's key, and the loop marker: a worker URL may lead back to this gateway. */
-function workerHeaders(worker: Worker, req: IncomingMessage, app: AppContext): Record<string, string> {
+export function workerHeaders(worker: Worker, req: IncomingMessage, app: AppContext): Record<string, string> {
   const via = app.hop.append(req.headers.via);
   return worker.apiKey ? { authorization: `Bearer ${worker.apiKey}`, via } : { via };
 }
