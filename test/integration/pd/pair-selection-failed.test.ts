@@ -40,7 +40,7 @@ test('no decode worker: 503 server_selection_failed, retried first', async () =>
   assert.match(error.message, /No available servers: No decode workers/);
   const text = await scrapeMetrics(prefillOnly.gateway);
   assert.ok(
-    (metricValue(text, 'smg_worker_retries_total', { worker_type: 'pd' }) ?? 0) >= 1,
+    (metricValue(text, 'smg_worker_retries_total', { worker_type: 'decode' }) ?? 0) >= 1,
     'the selection failure was retried',
   );
 });
