@@ -36,6 +36,8 @@ const DEFAULT_PORTS: Readonly<Record<string, number>> = { 'http:': 80, 'https:':
  */
 export function parseWorkerUrl(raw: string): WorkerUrlResult {
   const text = raw.trim();
+  const schemeRefusal = schemeReason(text);
+  if (schemeRefusal) return { ok: false, reason: schemeRefusal };
   let u: URL;
   try {
     u = new URL(text);
@@ -68,6 +70,30 @@ export function parseWorkerUrl(raw: string): WorkerUrlResult {
   const portPart = u.port === '' ? '' : `:${u.port}`;
   const path = u.pathname.replace(/\/+$/, '');
   return { ok: true, value: { url: `${u.protocol}//${hostPart}${portPart}${path}`, host, port } };
+}
+
+/** Schemes SMG takes for workers that Switchyard has no client for yet. */
+const NOT_YET_SUPPORTED: Readonly<Record<string, string>> = {
+  grpc: 'gRPC workers (grpc://, grpcs://) are not supported yet; use the http:// or https:// URL of the worker',
+  grpcs: 'gRPC workers (grpc://, grpcs://) are not supported yet; use the http:// or https:// URL of the worker',
+  ipc: 'ipc:// (ZMQ) workers are not supported yet; use the http:// or https:// URL of the worker',
+};
+
+/**
+ * Judges the scheme as typed, before WHATWG URL lower-cases it. SMG allows only a lower-case
+ * scheme (config/validation.rs `validate_worker_url`): its registry keys a worker by the URL as
+ * given, so `HTTP://h` and `http://h` would be two workers there.
+ */
+function schemeReason(text: string): string | undefined {
+  const match = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text);
+  if (!match) return undefined;
+  const scheme = match[1] ?? '';
+  const lower = scheme.toLowerCase();
+  if (NOT_YET_SUPPORTED[lower] !== undefined && scheme === lower) return NOT_YET_SUPPORTED[lower];
+  if (scheme !== lower && (lower === 'http' || lower === 'https' || NOT_YET_SUPPORTED[lower] !== undefined)) {
+    return `the scheme must be lower-case (${lower}://), as SMG requires`;
+  }
+  return undefined;
 }
 
 /** Why a host is never a worker, judged from its literal spelling alone. */

@@ -66,14 +66,19 @@ void describe('credentials in a worker URL', () => {
     await assertNoLeakedLoad(gateway);
   });
 
-  test('a whitespace-padded or case-variant URL is the same registry key: 409', async () => {
-    const [, hostPort] = sim.url.split('//');
-    for (const variant of [`  ${sim.url}  `, `HTTP://${hostPort ?? ''}/`, `\t${sim.url}//\n`]) {
+  test('a whitespace-padded or slash-variant URL is the same registry key: 409', async () => {
+    for (const variant of [`  ${sim.url}  `, `${sim.url}/`, `\t${sim.url}//\n`]) {
       const res = await postJson(`${gateway.url}/workers`, { url: variant });
       const body = (await res.json()) as { code: string; error: string };
       assert.equal(res.status, 409, `${JSON.stringify(variant)}: ${JSON.stringify(body)}`);
       assert.equal(body.code, 'WORKER_ALREADY_EXISTS');
     }
+    assert.equal(gateway.app.registry.all().length, 1);
+  });
+
+  test('an upper-case scheme is refused, as SMG (which keys workers by the URL as typed)', async () => {
+    await refusedWith(gateway, sim.url.replace(/^http:/, 'HTTP:'), /scheme must be lower-case \(http:\/\/\)/);
+    await refusedWith(gateway, 'grpc://127.0.0.1:50051', /gRPC workers .* not supported yet/);
     assert.equal(gateway.app.registry.all().length, 1);
   });
 });

@@ -23,8 +23,8 @@ void describe('parseWorkerUrl: one spelling per worker', () => {
     assert.equal(normalised('\thttp://10.0.0.1:8000/\n'), 'http://10.0.0.1:8000');
   });
 
-  void it('lower-cases scheme and host, drops the default port and trailing slashes', () => {
-    assert.equal(normalised('HTTP://Worker.Example:80/'), 'http://worker.example');
+  void it('lower-cases the host, drops the default port and trailing slashes', () => {
+    assert.equal(normalised('http://Worker.Example:80/'), 'http://worker.example');
     assert.equal(normalised('https://W.example:443'), 'https://w.example');
     assert.equal(normalised('http://w.example.:8000'), 'http://w.example:8000');
     assert.equal(normalised('http://[::1]:8000/'), 'http://[::1]:8000');
@@ -47,7 +47,7 @@ void describe('parseWorkerUrl: one spelling per worker', () => {
     const keys = [
       'http://127.0.0.1:8000',
       ' http://127.0.0.1:8000/ ',
-      'HTTP://127.0.0.1:8000//',
+      'http://127.0.0.1:8000//',
     ].map((url) => {
       const r = parseWorkerSpec({ url });
       assert.ok(r.ok);
@@ -77,6 +77,17 @@ void describe('parseWorkerUrl: refusals', () => {
   void it('refuses a query string or fragment', () => {
     assert.match(refusal('http://h:8000/?token=x'), /query/);
     assert.match(refusal('http://h:8000/#x'), /fragment/);
+  });
+
+  void it('refuses an upper-case scheme, as SMG (its registry keys the URL as typed)', () => {
+    assert.match(refusal('HTTP://127.0.0.1:8000'), /scheme must be lower-case \(http:\/\/\), as SMG requires/);
+    assert.match(refusal('Https://h'), /lower-case \(https:\/\/\)/);
+  });
+
+  void it('refuses gRPC and ipc workers as not supported yet, not as a bad scheme', () => {
+    assert.match(refusal('grpc://127.0.0.1:50051'), /^gRPC workers \(grpc:\/\/, grpcs:\/\/\) are not supported yet/);
+    assert.match(refusal('grpcs://h:443'), /^gRPC workers .* not supported yet/);
+    assert.match(refusal('ipc:///tmp/engine.sock'), /^ipc:\/\/ \(ZMQ\) workers are not supported yet/);
   });
 
   void it('refuses non-http schemes and hostless URLs', () => {
