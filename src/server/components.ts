@@ -172,7 +172,8 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
       capacity: config.maxConcurrentRequests,
       queueSize: config.queueSize,
       queueTimeoutMs: config.queueTimeoutSecs * 1000,
-      refillPerSec: config.rateLimitTokensPerSecond,
+      // SMG: "Unset or 0 = no refill": the limit is then pure concurrency (permits return when responses end).
+      refillPerSec: config.rateLimitTokensPerSecond === 0 ? undefined : config.rateLimitTokensPerSecond,
     }, metrics, clock)
     : undefined;
   return { logger, metrics, registry, pools, policies, router, workers, targets, health, loadMonitor, limiter, prefillAdmission, decodeAdmission };

@@ -3,9 +3,19 @@
  * close when the worker leaves; logical workers that share an origin (DP ranks) share a pool.
  */
 import { Pool } from 'undici';
+import { MAX_TIMER_MS } from '../util/timer-limit.js';
+
+/**
+ * The undici keep-alive for `--upstream-pool-idle-timeout-secs`. SMG reads 0 as "keep idle
+ * connections forever" (no pool idle timeout); undici refuses 0, so 0 becomes the longest timer,
+ * and a worker's own `Keep-Alive: timeout=` hint still closes the connection first.
+ */
+export function keepAliveMsFor(idleTimeoutMs: number): number {
+  return idleTimeoutMs > 0 ? idleTimeoutMs : MAX_TIMER_MS;
+}
 
 export interface PoolOptions {
-  /** Idle keep-alive; must stay below the engine's own keep-alive (uvicorn: 5 s). */
+  /** Idle keep-alive; must stay below the engine's own keep-alive (uvicorn: 5 s). 0 = no limit. */
   idleTimeoutMs: number;
   /** Upper bound on waiting for a response head and between body chunks. */
   requestTimeoutMs: number;
@@ -31,8 +41,8 @@ export class UpstreamPools {
           // concurrency is capped by admission, not by a hidden pool queue.
           connections: null,
           pipelining: 1,
-          keepAliveTimeout: this.opts.idleTimeoutMs,
-          keepAliveMaxTimeout: this.opts.idleTimeoutMs,
+          keepAliveTimeout: keepAliveMsFor(this.opts.idleTimeoutMs),
+          keepAliveMaxTimeout: keepAliveMsFor(this.opts.idleTimeoutMs),
           headersTimeout: this.opts.requestTimeoutMs,
           bodyTimeout: this.opts.requestTimeoutMs,
           connectTimeout: 10_000,

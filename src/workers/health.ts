@@ -21,6 +21,18 @@ export interface HealthConfig {
   removeUnhealthy: boolean;
 }
 
+/**
+ * `--health-check-interval-secs 0` is accepted as SMG accepts it. SMG then re-probes a worker as
+ * soon as its previous probe ends (worker/manager.rs: the next deadline is now + 0), so 0 means
+ * "as often as possible". Here that is once a second: a 0 ms timer chain would flood a worker
+ * that refuses connections with probes and spin the event loop.
+ */
+export const MIN_PROBE_DELAY_MS = 1000;
+
+export function probeDelayMs(intervalSecs: number): number {
+  return Math.max(MIN_PROBE_DELAY_MS, intervalSecs * 1000);
+}
+
 interface Tracked {
   timer: NodeJS.Timeout | undefined;
   counters: HealthCounters;
@@ -83,7 +95,7 @@ export class HealthChecker {
       void this.probeOnce(worker).then(() => {
         if (!tracked.stopped) this.#schedule(worker, tracked);
       });
-    }, s.intervalSecs * 1000);
+    }, probeDelayMs(s.intervalSecs));
     tracked.timer.unref();
   }
 

@@ -105,6 +105,9 @@ export async function discoverMetadata(base: string, given: Runtime | undefined,
 
 /** One health probe: any 2xx is success, everything else (including transport errors) fails. */
 export async function probeHealth(url: string, opts: ProbeOptions): Promise<boolean> {
+  // A probe allowed no time cannot succeed: SMG's client with a zero timeout fails every probe
+  // (`--health-check-timeout-secs 0`); undici would read 0 as "no timeout" instead.
+  if (opts.timeoutMs <= 0) return false;
   const { status } = await getJson(url, opts);
   return status >= 200 && status < 300;
 }
