@@ -58,12 +58,17 @@ export async function runDemo(argv: readonly string[]): Promise<number> {
   const count = shape === 'pd' ? 0 : Number(flags.workers);
   if (shape !== 'pd' && (count < 1 || count > 64)) throw new UsageError(`--workers must be between 1 and 64, got ${count}`);
   const modeFlags = shape === 'mixed' ? ['--enable-igw'] : shape === 'pd' ? ['--pd-disaggregation'] : [];
-  // Validate the gateway's flags before any worker starts, so a bad flag fails fast.
+  // Validate the gateway's flags before any worker starts, so a bad flag fails fast. Stand-in
+  // URLs give the rules that count workers (power_of_two) the fleet's shape; the real URLs
+  // replace them below.
+  const standIns = (n: number, from: number): string[] => Array.from({ length: n }, (_, i) => `http://127.0.0.1:${from + i}`);
+  const fleetFlags = shape === 'regular' ? ['--worker-urls', ...standIns(count, 1)]
+    : shape === 'pd' ? ['--prefill', standIns(1, 1)[0] ?? '', 'none', '--decode', standIns(1, 2)[0] ?? ''] : [];
   const base = buildConfig(parseFlags([
     '--host', String(flags.host), '--port', String(flags.port), '--prometheus-host', String(flags.host),
     '--prometheus-port', String(flags.prometheusPort), '--policy', String(flags.policy), '--log-level', String(flags.logLevel),
     '--health-check-interval-secs', '10', '--worker-startup-check-interval', '1', '--drain-settle-secs', '0',
-    '--shutdown-grace-period-secs', '5', ...modeFlags,
+    '--shutdown-grace-period-secs', '5', ...modeFlags, ...fleetFlags,
   ], GATEWAY_FLAGS));
   // SGLang-style engines on the realistic model (continuous batching, prefix cache, PD rooms).
   const sim = await startSimFleetFromSpec(simDemoFleetSpec({ model, runtime, regular: count, prefill: shape === 'regular' ? 0 : 1, decode: shape === 'regular' ? 0 : 1 }));

@@ -32,12 +32,13 @@ export async function runLaunch(argv: readonly string[]): Promise<number> {
     process.stdout.write(LAUNCH_HELP);
     return 0;
   }
-  const { config, noEffect } = resolveLaunchFlags(argv);
+  const { config, noEffect, warnings } = resolveLaunchFlags(argv);
   const gateway: Gateway = await startGateway(config);
   const { logger } = gateway.app;
   if (noEffect.length > 0) {
     logger.warn({ flags: noEffect }, `SMG flags accepted with no effect in Switchyard (see docs/compat.md): ${noEffect.join(', ')}`);
   }
+  for (const warning of warnings) logger.warn(warning);
   logger.info({ url: gateway.url, metrics: gateway.metricsUrl, policy: config.policy, workers: config.workerUrls.length }, 'switchyard listening');
   const signal = await untilSignal(() => process.exit(1));
   logger.info({ signal, gracePeriodSecs: config.shutdownGracePeriodSecs }, 'shutting down');

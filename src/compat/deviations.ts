@@ -23,6 +23,26 @@ export const DELIBERATE_DEVIATIONS: readonly Deviation[] = [
     doc: 'docs/configuration.md (Serving modes)',
   },
   {
+    title: '`--port 0` and `--prometheus-port 0` bind an ephemeral port',
+    text: 'SMG refuses a 0 port at startup (config/validation.rs `validate_server_settings`, `validate_metrics`); Switchyard binds a free port and logs it, which its tests and `switchyard demo` rely on.',
+    doc: 'docs/configuration.md (Validation)',
+  },
+  {
+    title: 'gRPC and ipc workers are refused at startup',
+    text: 'SMG takes `grpc://`, `grpcs://` and `ipc://` worker URLs; Switchyard has no gRPC or ZMQ client yet and refuses them with one line saying so.',
+    doc: 'docs/configuration.md (Validation)',
+  },
+  {
+    title: '`--health-check-interval-secs 0` probes every second',
+    text: 'SMG re-probes a worker as soon as its previous probe ends; Switchyard probes once a second, so a worker that refuses connections is not flooded.',
+    doc: 'docs/configuration.md (Health checks and worker lifecycle)',
+  },
+  {
+    title: 'A `--health-check-endpoint` without `/` gets one',
+    text: "SMG appends the path to the worker URL as typed, so `health` makes every probe fail; Switchyard probes `/health` and logs a warning.",
+    doc: 'docs/configuration.md (Health checks and worker lifecycle)',
+  },
+  {
     title: 'Routing headers are validated',
     text: 'A malformed `x-smg-routing-key`, `x-smg-routing-tokens` or `x-smg-target-worker` is a 400, where SMG ignores it.',
     doc: 'docs/api.md (Routing headers)',

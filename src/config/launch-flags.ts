@@ -6,13 +6,15 @@
 import { UsageError, parseFlagsTracked, type RawFlags } from '../cli/flag-parser.js';
 import type { GatewayFlag } from './flag-status.js';
 import { GATEWAY_FLAGS } from './gateway-flags.js';
-import { buildConfig } from './validate.js';
+import { buildConfigWithWarnings } from './validate.js';
 import type { GatewayConfig } from './schema.js';
 
 export interface LaunchFlags {
   readonly config: GatewayConfig;
   /** No-effect flags given, as typed (`--block-size`), once each, in argv order. */
   readonly noEffect: readonly string[];
+  /** One line per input SMG accepts but ignores or reads its own way (ignored-inputs.ts). */
+  readonly warnings: readonly string[];
 }
 
 const refusal = (flag: string, subsystem: string): string =>
@@ -34,7 +36,8 @@ export function resolveLaunchFlags(
     }
     if (!noEffect.includes(`--${typed}`)) noEffect.push(`--${typed}`);
   }
-  return { config: buildConfig(onlyImplemented(values, table), table), noEffect };
+  const { config, warnings } = buildConfigWithWarnings(onlyImplemented(values, table), table);
+  return { config, noEffect, warnings };
 }
 
 /** Drops the raw values of flags that never reach GatewayConfig, defaults included. */

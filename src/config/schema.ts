@@ -28,7 +28,23 @@ const controlPlaneApiKey = z.string().transform((entry, ctx) => {
   return z.NEVER;
 });
 
-const modelAlias = z.string().regex(/^[^=]+=[^=]+$/, 'must look like alias=canonical');
+/** SMG splits at the first `=`: `a=b=c` maps alias `a` to the model `b=c` (main.rs parse_model_alias). */
+const modelAlias = z.string().regex(/^[^=]+=.+$/, 'must look like alias=canonical');
+
+/** SMG types `--max-concurrent-requests` and `--rate-limit-tokens-per-second` as i32. */
+const i32 = z.number().int().min(-(2 ** 31)).max(2 ** 31 - 1);
+
+/**
+ * An RFC 9110 field name (token characters), as SMG's `HeaderName::try_from` requires; upper case
+ * is accepted and lower-cased there, so it is here.
+ */
+const headerName = z
+  .string()
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be a valid HTTP header name')
+  .transform((name) => name.toLowerCase());
+
+/** SMG joins the worker URL and the path as is; a missing `/` would glue the path to the port. */
+const probePath = z.string().transform((path) => (path.startsWith('/') ? path : `/${path}`));
 
 export const gatewayConfigSchema = z.object({
   host: z.string().min(1),
@@ -48,34 +64,40 @@ export const gatewayConfigSchema = z.object({
   disablePdDecodeAdmission: z.boolean(),
   decodePolicy: z.enum(POLICY_NAMES).optional(),
   policy: z.enum(POLICY_NAMES),
-  cacheThreshold: z.number().min(0).max(1),
+  // Policy tuning values have only their type's range here (SMG's clap types); the bounds SMG
+  // checks for the policies in use are in policy-bounds.ts.
+  cacheThreshold: z.number(),
   balanceAbsThreshold: nonNegativeInt,
-  balanceRelThreshold: z.number().min(1),
-  balanceTokenUsageThreshold: z.number().min(0).max(1),
-  overloadTokenUsageThreshold: z.number().min(0).max(1),
-  evictionIntervalSecs: secs(1),
-  maxTreeSize: positiveInt,
-  prefixTokenCount: positiveInt,
-  prefixHashLoadFactor: z.number().min(1),
+  balanceRelThreshold: z.number(),
+  balanceTokenUsageThreshold: z.number(),
+  overloadTokenUsageThreshold: z.number(),
+  // 0 = no sweep (sticky keys and manual assignments never expire), as SMG; cache_aware needs > 0.
+  evictionIntervalSecs: secs(0),
+  maxTreeSize: nonNegativeInt,
+  prefixTokenCount: nonNegativeInt,
+  prefixHashLoadFactor: z.number(),
   prefixHashBalanceAbsThreshold: nonNegativeInt,
-  leastLoadKvPressureWeight: z.number().min(0),
-  leastLoadDefaultThroughput: z.number().positive(),
-  leastLoadMeanPrefillTokens: positiveInt,
+  leastLoadKvPressureWeight: z.number(),
+  leastLoadDefaultThroughput: z.number(),
+  leastLoadMeanPrefillTokens: nonNegativeInt,
   leastLoadMaxWaitingRequests: nonNegativeInt,
-  maxIdleSecs: secs(1),
+  // 0 = sticky keys never expire (SMG starts no sweep).
+  maxIdleSecs: secs(0),
   assignmentMode: z.enum(ASSIGNMENT_MODES).optional(),
   routingKeyOverride: z.boolean(),
-  routingKeyHeaders: z.array(z.string().min(1)).min(1),
+  routingKeyHeaders: z.array(headerName),
   dpAware: z.boolean(),
-  retryMaxRetries: z.number().int().min(0),
-  retryInitialBackoffMs: millis(0),
+  // >= 1 unless --disable-retries (a cross-field rule), as SMG's effective retry config.
+  retryMaxRetries: nonNegativeInt,
+  retryInitialBackoffMs: millis(1),
   retryMaxBackoffMs: millis(0),
   retryBackoffMultiplier: z.number().min(1),
   retryJitterFactor: z.number().min(0).max(1),
   disableRetries: z.boolean(),
-  cbFailureThreshold: positiveInt,
+  // >= 1 unless --disable-circuit-breaker (a cross-field rule), as SMG's effective breaker config.
+  cbFailureThreshold: nonNegativeInt,
   cbSuccessThreshold: positiveInt,
-  cbTimeoutDurationSecs: secs(0),
+  cbTimeoutDurationSecs: secs(1),
   cbWindowDurationSecs: secs(1),
   disableCircuitBreaker: z.boolean(),
   loadMonitorInterval: secs(1),
@@ -84,20 +106,20 @@ export const gatewayConfigSchema = z.object({
   workerOverloadProtection: z.boolean(),
   workerOverloadWaitingRequests: positiveInt.optional(),
   workerOverloadTokenUsage: z.number().gt(0).max(1).optional(),
-  maxConcurrentRequests: z.number().int().min(-1),
+  // Any value <= 0 turns the limit off (SMG app_context.rs).
+  maxConcurrentRequests: i32,
   queueSize: nonNegativeInt,
-  queueTimeoutSecs: secs(1),
-  // The refill wake-up waits 1/rate seconds for a token, so the rate is bounded like a duration.
-  rateLimitTokensPerSecond: z
-    .number()
-    .min(1 / MAX_TIMER_SECS, `must be at least 1/${MAX_TIMER_SECS} (one token per timer span, about 24.8 days)`)
-    .optional(),
+  // 0 only with --queue-size 0 (a cross-field rule), as SMG.
+  queueTimeoutSecs: secs(0),
+  // A whole number (SMG's i32); 0 = no refill, permits return when responses end, as unset.
+  rateLimitTokensPerSecond: i32.min(0).optional(),
   apiKey: z.string().min(1).optional(),
   controlPlaneApiKeys: z.array(controlPlaneApiKey),
   maxPayloadSize: positiveInt,
   requestBodyTimeoutSecs: secs(1),
   requestTimeoutSecs: secs(1),
-  upstreamPoolIdleTimeoutSecs: secs(1),
+  // 0 keeps idle connections for as long as the worker allows (SMG: no idle timeout).
+  upstreamPoolIdleTimeoutSecs: secs(0),
   shutdownGracePeriodSecs: secs(0),
   requestIdHeaders: z.array(z.string().min(1)),
   modelAlias: z.array(modelAlias),
@@ -105,11 +127,12 @@ export const gatewayConfigSchema = z.object({
   logJson: z.boolean(),
   prometheusHost: z.string().min(1),
   prometheusPort: port,
-  healthCheckIntervalSecs: secs(1),
-  healthCheckTimeoutSecs: secs(1),
-  healthCheckEndpoint: z.string().startsWith('/'),
-  healthFailureThreshold: positiveInt,
-  healthSuccessThreshold: positiveInt,
+  // SMG validates no health value; what a 0 means is in workers/health-timing.ts.
+  healthCheckIntervalSecs: secs(0),
+  healthCheckTimeoutSecs: secs(0),
+  healthCheckEndpoint: probePath,
+  healthFailureThreshold: nonNegativeInt,
+  healthSuccessThreshold: nonNegativeInt,
   disableHealthCheck: z.boolean(),
   removeUnhealthyWorkers: z.boolean(),
   drainSettleSecs: secs(0),

@@ -7,13 +7,16 @@ import { UsageError, type FlagSpec, type RawFlags } from '../cli/flag-parser.js'
 import { GATEWAY_FLAGS } from './gateway-flags.js';
 import { gatewayConfigSchema, type GatewayConfig } from './schema.js';
 import { redactUrlCredentials } from '../workers/worker-url.js';
+import { policyBoundViolation } from './policy-bounds.js';
+import { SMG_RULES } from './smg-rules.js';
+import { dropIgnoredInputs } from './ignored-inputs.js';
 
 type Rule = (c: GatewayConfig) => string | undefined;
 
 /** Config keys whose values are secrets, kept out of error messages. */
 const SECRET_KEYS: ReadonlySet<string> = new Set(['apiKey', 'controlPlaneApiKeys']);
 
-/** Cross-field rules. Each returns a message naming the flags involved, or undefined. */
+/** Cross-field rules, SMG's and Switchyard's own. Each returns a message naming the flags involved, or undefined. */
 const RULES: readonly Rule[] = [
   (c) =>
     (c.prefillQueueSize !== undefined || c.prefillQueueTimeoutSecs !== undefined) && c.prefillMaxInflightRequestsPerWorker <= 0
@@ -24,35 +27,11 @@ const RULES: readonly Rule[] = [
       ? '--prefill-max-inflight-requests-per-worker needs --pd-disaggregation or --enable-igw (prefill admission is a PD feature)'
       : undefined,
   (c) =>
-    !c.pdDisaggregation && !c.enableIgw && (c.prefill.length > 0 || c.decode.length > 0)
-      ? '--prefill and --decode need --pd-disaggregation or --enable-igw'
-      : undefined,
-  (c) =>
-    c.pdDisaggregation && !c.enableIgw && c.workerUrls.length > 0
-      ? '--worker-urls is for regular mode; with --pd-disaggregation use --prefill and --decode'
-      : undefined,
-  (c) =>
-    !c.pdDisaggregation && !c.enableIgw && (c.prefillPolicy !== undefined || c.decodePolicy !== undefined)
-      ? '--prefill-policy and --decode-policy need --pd-disaggregation or --enable-igw'
-      : undefined,
-  (c) =>
-    c.healthCheckTimeoutSecs > c.healthCheckIntervalSecs && !c.disableHealthCheck
-      ? `--health-check-timeout-secs (${c.healthCheckTimeoutSecs}) must not exceed --health-check-interval-secs (${c.healthCheckIntervalSecs})`
-      : undefined,
-  (c) =>
     c.apiKey !== undefined && c.controlPlaneApiKeys.some((k) => k.key === c.apiKey)
       ? '--control-plane-api-keys: a control-plane key equals --api-key, which would let every data-plane client use the admin routes'
       : undefined,
-  (c) => {
-    const aliases = new Set<string>();
-    for (const pair of c.modelAlias) {
-      const [alias, canonical] = pair.split('=') as [string, string];
-      if (alias === canonical) return `--model-alias '${pair}' maps a model to itself`;
-      if (aliases.has(alias)) return `--model-alias '${alias}' is given twice`;
-      aliases.add(alias);
-    }
-    return undefined;
-  },
+  ...SMG_RULES,
+  policyBoundViolation,
 ];
 
 function flagForKey(specs: readonly FlagSpec[], key: string): string {
@@ -61,6 +40,18 @@ function flagForKey(specs: readonly FlagSpec[], key: string): string {
 }
 
 export function buildConfig(raw: RawFlags, specs: readonly FlagSpec[] = GATEWAY_FLAGS): GatewayConfig {
+  return buildConfigWithWarnings(raw, specs).config;
+}
+
+/**
+ * As buildConfig, and also returns one warning line per input SMG accepts but ignores or reads
+ * in its own way (ignored-inputs.ts), for `launch` to log at startup.
+ */
+export function buildConfigWithWarnings(
+  given: RawFlags,
+  specs: readonly FlagSpec[] = GATEWAY_FLAGS,
+): { config: GatewayConfig; warnings: string[] } {
+  const { raw, warnings } = dropIgnoredInputs(given);
   const parsed = gatewayConfigSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -78,5 +69,5 @@ export function buildConfig(raw: RawFlags, specs: readonly FlagSpec[] = GATEWAY_
     const message = rule(parsed.data);
     if (message) throw new UsageError(message);
   }
-  return parsed.data;
+  return { config: parsed.data, warnings };
 }

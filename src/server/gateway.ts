@@ -6,6 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GatewayConfig } from '../config/schema.js';
+import { splitModelAlias } from '../config/smg-rules.js';
 import { sleep } from '../util/clock.js';
 import { UsageError } from '../cli/flag-parser.js';
 import { parseWorkerSpec, type WorkerSpec } from '../workers/spec.js';
@@ -47,7 +48,10 @@ function reachableUrl(addr: AddressInfo): string {
 }
 
 function aliasMap(pairs: readonly string[]): Map<string, string> {
-  return new Map(pairs.map((p) => p.split('=') as [string, string]));
+  return new Map(pairs.map((p) => {
+    const { alias, canonical } = splitModelAlias(p);
+    return [alias, canonical];
+  }));
 }
 
 export async function startGateway(config: GatewayConfig, opts: GatewayOptions = {}): Promise<Gateway> {

@@ -13,8 +13,8 @@ after(async () => worker?.close());
 test('a Helm-chart-style argv with no subcommand starts, warns once about --block-size, and is ready', async () => {
   worker = await startSimWorker({ model: 'sim-model' });
   // The chart's routerArgs shape (deploy/helm/smg/templates/_helpers.tpl:74-310), on loopback
-  // with free ports. Its --health-check-interval-secs 2 with the default 5 s timeout is still
-  // refused by a cross-field rule that another item of this issue removes; 60/5 is valid today.
+  // with free ports. A probe interval (2 s) shorter than the default 5 s timeout is valid, as in
+  // SMG, which has no rule between the two.
   const run = startCli([
     '--host',
     '127.0.0.1',
@@ -49,9 +49,7 @@ test('a Helm-chart-style argv with no subcommand starts, warns once about --bloc
     '--queue-timeout-secs',
     '60',
     '--health-check-interval-secs',
-    '60',
-    '--health-check-timeout-secs',
-    '5',
+    '2',
     '--health-check-endpoint',
     '/health',
     '--prometheus-host',
@@ -89,6 +87,61 @@ test('a Helm-chart-style argv with no subcommand starts, warns once about --bloc
   }
 });
 
+test('combinations SMG ignores start with one warning line each and are ignored', async () => {
+  worker ??= await startSimWorker({ model: 'sim-model' });
+  const run = startCli([
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '0',
+    '--prometheus-host',
+    '127.0.0.1',
+    '--prometheus-port',
+    '0',
+    '--log-json',
+    '--worker-urls',
+    worker.url,
+    '--prefill',
+    'http://127.0.0.1:9',
+    '--decode-policy',
+    'random',
+    '--model-alias',
+    'gpt=sim-model',
+    '--model-alias',
+    'gpt=sim-model',
+    '--model-alias',
+    'gpt=sim-model',
+  ]);
+  try {
+    const listening = await waitForLog(run, 'switchyard listening');
+    await waitForLog(run, 'worker registered');
+    const warnings = run
+      .stderr()
+      .split('\n')
+      .filter((line) => line.includes('"level":40') && !line.includes('accepted with no effect'))
+      .map((line) => (JSON.parse(line) as { msg: string }).msg);
+    assert.deepEqual(warnings, [
+      '--prefill is ignored without --pd-disaggregation or --enable-igw (as SMG)',
+      '--decode-policy is ignored without --pd-disaggregation or --enable-igw (as SMG)',
+      "--model-alias 'gpt=sim-model' is given more than once; it counts once",
+    ]);
+    // The ignored prefill is not a worker; the alias resolves to the served model.
+    const workers = (await (await request(`${String(listening.url)}/workers`)).body.json()) as { workers: unknown[] };
+    assert.equal(workers.workers.length, 1);
+    const res = await request(`${String(listening.url)}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }),
+    });
+    assert.equal(res.statusCode, 200);
+    await res.body.dump();
+    run.child.kill('SIGTERM');
+    assert.equal(await run.exited, 0);
+  } finally {
+    run.child.kill('SIGKILL');
+  }
+});
+
 const refusals: [string[], string][] = [
   [
     ['--worker-urls', 'http://127.0.0.1:9', '--enable-mesh'],
@@ -105,9 +158,22 @@ const refusals: [string[], string][] = [
   // An alias sets its target: the range check names --cache-threshold.
   [
     ['--cache-match-threshold', '2'],
-    'switchyard launch: --cache-threshold: Too big: expected number to be <=1 (got 2)',
+    'switchyard launch: --cache-threshold: must be between 0.0 and 1.0 when --policy is cache_aware (got 2)',
   ],
   [['--block-size', 'big'], "switchyard launch: --block-size expects an integer, got 'big'"],
+  // What SMG refuses at startup, Switchyard refuses: one line naming flag, value and rule.
+  [
+    ['--policy', 'power_of_two', '--worker-urls', 'http://127.0.0.1:9'],
+    'switchyard launch: --policy power_of_two: requires at least 2 workers (got 1)',
+  ],
+  [
+    ['--routing-key-headers', 'bad header'],
+    'switchyard launch: --routing-key-headers: must be a valid HTTP header name (got "bad header")',
+  ],
+  [
+    ['--worker-urls', 'grpc://127.0.0.1:50051'],
+    'switchyard launch: --worker-urls: gRPC workers (grpc://, grpcs://) are not supported yet; use the http:// or https:// URL of the worker (got "grpc://127.0.0.1:50051")',
+  ],
 ];
 
 for (const [args, line] of refusals) {

@@ -17,11 +17,12 @@ test('--prefill URL [PORT|none] is parsed as SMG does', () => {
   assert.deepEqual(c.decode, ['http://d1:30004', 'http://d2:30005']);
 });
 
-test('leg policies fall back to --policy and need PD mode', () => {
-  const c = build(['--pd-disaggregation', '--policy', 'random', '--decode-policy', 'power_of_two']);
+test('leg policies fall back to --policy and are ignored outside PD mode, as SMG', () => {
+  const c = build(['--pd-disaggregation', '--policy', 'random', '--decode-policy', 'power_of_two', '--decode', 'http://d1:1', '--decode', 'http://d2:1']);
   assert.equal(c.prefillPolicy, undefined);
   assert.equal(c.decodePolicy, 'power_of_two');
-  assert.throws(() => build(['--decode-policy', 'random']), (e: unknown) => e instanceof UsageError && /--pd-disaggregation/.test(e.message));
-  assert.throws(() => build(['--prefill', 'http://p:1']), (e: unknown) => e instanceof UsageError && /--pd-disaggregation/.test(e.message));
-  assert.throws(() => build(['--pd-disaggregation', '--worker-urls', 'http://w:1']), (e: unknown) => e instanceof UsageError && /--worker-urls/.test(e.message));
+  assert.equal(build(['--decode-policy', 'random']).decodePolicy, undefined);
+  assert.deepEqual(build(['--prefill', 'http://p:1']).prefill, []);
+  assert.deepEqual(build(['--pd-disaggregation', '--worker-urls', 'http://w:1']).workerUrls, []);
+  assert.throws(() => build(['--pd-disaggregation', '--decode-policy', 'power_of_two', '--decode', 'http://d1:1']), (e: unknown) => e instanceof UsageError && /--decode-policy power_of_two/.test(e.message));
 });
