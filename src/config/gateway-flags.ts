@@ -93,7 +93,7 @@ const CORE_FLAGS: readonly CoreFlag[] = [
   { name: 'request-timeout-secs', key: 'requestTimeoutSecs', kind: 'int', default: 1800, help: 'Upstream request timeout (whole request, streams included)' },
   { name: 'upstream-pool-idle-timeout-secs', key: 'upstreamPoolIdleTimeoutSecs', kind: 'int', default: 3, help: 'Idle upstream keep-alive; keep below the engine keep-alive (5 s); 0 = no idle limit' },
   { name: 'shutdown-grace-period-secs', key: 'shutdownGracePeriodSecs', kind: 'int', default: 180, help: 'Drain period for in-flight requests on SIGTERM' },
-  { name: 'request-id-headers', key: 'requestIdHeaders', kind: 'list', default: [], metavar: '<name...>', help: 'Extra request-id header names, checked before x-request-id' },
+  { name: 'request-id-headers', key: 'requestIdHeaders', kind: 'list', default: [], metavar: '<name...>', help: 'Request-id header names, in order; replaces the default x-request-id, x-correlation-id, x-trace-id, request-id' },
   { name: 'model-alias', key: 'modelAlias', kind: 'append', default: [], metavar: '<alias=canonical>', help: 'Model alias (one per flag, repeatable)' },
   // Logging and metrics
   { name: 'log-level', key: 'logLevel', kind: 'enum', choices: LOG_LEVELS, default: 'info', help: 'Log level' },

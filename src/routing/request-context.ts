@@ -3,7 +3,6 @@
  * parsed body, raw bytes, resolved model, stream flag, request id, and the client's abort signal.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { randomUUID } from 'node:crypto';
 import type { Leg, SelectInfo } from '../policies/policy.js';
 import type { JsonObject } from '../server/body.js';
 import { endpointLabel } from '../observability/metric-labels.js';
@@ -59,22 +58,14 @@ export interface ContextInput {
   via: string;
   signal: AbortSignal;
   aliases: ReadonlyMap<string, string>;
-  requestIdHeaders: readonly string[];
+  /** Decided once at the edge (server/request-id.ts). */
+  requestId: string;
   /** `--routing-key-headers`, in order. */
   routingKeyHeaders: readonly string[];
   /** Maps the canonical model to its metric label (the registry's `modelLabel`). */
   modelLabel: (model: string) => string;
   /** Told the name of each routing hint header whose value was malformed and dropped. */
   onHintIgnored: HintIgnored;
-}
-
-function pickRequestId(headers: IncomingHttpHeaders, extra: readonly string[]): string {
-  for (const name of [...extra, 'x-request-id']) {
-    const v = headers[name.toLowerCase()];
-    const s = Array.isArray(v) ? v[0] : v;
-    if (s) return s;
-  }
-  return randomUUID();
 }
 
 function clientAuthorization(header: string | undefined, isGatewayCredential: (h: string) => boolean): string | undefined {
@@ -103,7 +94,7 @@ export function buildRequestContext(input: ContextInput): RequestContext {
     model: canonical ?? requested,
     modelLabel: input.modelLabel(canonical ?? requested),
     stream: body.stream === true,
-    requestId: pickRequestId(input.headers, input.requestIdHeaders),
+    requestId: input.requestId,
     headers: input.headers,
     clientAuthorization: clientAuthorization(input.headers.authorization, input.isGatewayCredential),
     via: input.via,

@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { GatewayError } from '../errors/gateway-error.js';
 import { gatewayErrorCode, sendError } from '../errors/respond.js';
 import type { AppContext } from './app-context.js';
+import { assignRequestId, requestIdHeaderNames } from './request-id.js';
 import { matchRoute, type Handler } from './routes.js';
 
 function internalError(app: AppContext, res: ServerResponse, err: unknown): void {
@@ -38,11 +39,14 @@ export function createGatewayServer(app: AppContext): GatewayServer {
   let inflight = 0;
   let idleWaiters: (() => void)[] = [];
   const { metrics } = app;
+  const requestIdHeaders = requestIdHeaderNames(app.config.requestIdHeaders);
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const start = performance.now();
     const method = req.method ?? 'GET';
     const pathname = (req.url ?? '/').split('?', 1)[0] ?? '/';
+    // First, so every answer below (gateway errors included) carries `x-request-id`, as SMG's.
+    assignRequestId(req, res, requestIdHeaders, pathname);
     const match = matchRoute(method, pathname);
     const label = match.kind === 'route' ? match.route.label : match.kind === 'method_not_allowed' ? match.label : 'other';
     inflight += 1;

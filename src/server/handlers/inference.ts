@@ -11,6 +11,7 @@ import { buildRequestContext, type Endpoint } from '../../routing/request-contex
 import type { AppContext } from '../app-context.js';
 import { parseJsonObject, readBody } from '../body.js';
 import { dropConnectionNominated } from '../../upstream/headers.js';
+import { requestIdOf } from '../request-id.js';
 
 /** Raised into the request's signal when the client goes away before the response ends. */
 export class ClientDisconnectedError extends Error {
@@ -53,7 +54,7 @@ export function inferenceHandler(endpoint: Endpoint) {
         via: app.hop.append(req.headers.via),
         signal: client.signal,
         aliases: app.aliases,
-        requestIdHeaders: app.config.requestIdHeaders,
+        requestId: requestIdOf(req),
         routingKeyHeaders: app.config.routingKeyHeaders,
         modelLabel: (model) => app.registry.modelLabel(model),
         onHintIgnored: (header) => app.metrics.routingHintIgnored.inc({ header }),

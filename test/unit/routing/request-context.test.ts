@@ -6,12 +6,10 @@ import type { ContextInput, RequestContext } from '../../../src/routing/request-
 import { buildRequestContext } from '../../../src/routing/request-context.js';
 import type { JsonObject } from '../../../src/server/body.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
 interface Options {
   headers?: IncomingHttpHeaders;
   aliases?: Record<string, string>;
-  requestIdHeaders?: string[];
+  requestId?: string;
 }
 
 /**
@@ -31,7 +29,7 @@ function build(raw: string | Buffer, opts: Options = {}): { ctx: RequestContext;
     via: '1.1 switchyard-test',
     signal: new AbortController().signal,
     aliases: new Map(Object.entries(opts.aliases ?? {})),
-    requestIdHeaders: opts.requestIdHeaders ?? [],
+    requestId: opts.requestId ?? 'req-test',
     routingKeyHeaders: ['x-smg-routing-key'],
     modelLabel: (model) => (model === 'served-model' ? model : 'other'),
     onHintIgnored: () => undefined,
@@ -108,44 +106,8 @@ void describe('buildRequestContext: model and body bytes', () => {
 });
 
 void describe('buildRequestContext: request id', () => {
-  void it('takes x-request-id', () => {
-    assert.equal(build('{}', { headers: { 'x-request-id': 'req-1' } }).ctx.requestId, 'req-1');
-  });
-
-  void it('checks the configured headers before x-request-id', () => {
-    const { ctx } = build('{}', {
-      headers: { 'x-request-id': 'req-1', 'x-trace-id': 'trace-9' },
-      requestIdHeaders: ['X-Trace-Id'],
-    });
-    assert.equal(ctx.requestId, 'trace-9');
-  });
-
-  void it('falls back to x-request-id when the configured headers are absent or empty', () => {
-    const { ctx } = build('{}', {
-      headers: { 'x-request-id': 'req-1', 'x-trace-id': '' },
-      requestIdHeaders: ['x-trace-id', 'x-correlation-id'],
-    });
-    assert.equal(ctx.requestId, 'req-1');
-  });
-
-  void it('honours the order of the configured headers', () => {
-    const { ctx } = build('{}', {
-      headers: { 'x-a': 'from-a', 'x-b': 'from-b' },
-      requestIdHeaders: ['x-b', 'x-a'],
-    });
-    assert.equal(ctx.requestId, 'from-b');
-  });
-
-  void it('takes the first value of a repeated header', () => {
-    const headers = { 'x-trace-id': ['first', 'second'] } as unknown as IncomingHttpHeaders;
-    assert.equal(build('{}', { headers, requestIdHeaders: ['x-trace-id'] }).ctx.requestId, 'first');
-  });
-
-  void it('generates a fresh UUID when no header carries an id', () => {
-    const one = build('{}').ctx.requestId;
-    const two = build('{}').ctx.requestId;
-    assert.match(one, UUID);
-    assert.match(two, UUID);
-    assert.notEqual(one, two);
+  void it('carries the id decided at the edge, whatever the headers say', () => {
+    const { ctx } = build('{}', { headers: { 'x-request-id': 'client-id' }, requestId: 'edge-id' });
+    assert.equal(ctx.requestId, 'edge-id');
   });
 });

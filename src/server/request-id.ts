@@ -1,0 +1,86 @@
+/**
+ * The request id, decided once per request at the edge as SMG's global RequestIdLayer
+ * (middleware/request_id.rs): taken from the first configured header that carries one, else
+ * generated in OpenAI's style for the route, then echoed as `x-request-id` on every response of
+ * the main listener (errors, probes and admin routes included) and sent to the worker.
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { dropConnectionNominated } from '../upstream/headers.js';
+
+/** SMG's list when `--request-id-headers` is not given (server.rs); a given list replaces it. */
+export const DEFAULT_REQUEST_ID_HEADERS: readonly string[] = [
+  'x-request-id',
+  'x-correlation-id',
+  'x-trace-id',
+  'request-id',
+];
+
+/** The header names to read, lower-cased (Node lower-cases incoming names). */
+export function requestIdHeaderNames(configured: readonly string[]): readonly string[] {
+  return (configured.length > 0 ? configured : DEFAULT_REQUEST_ID_HEADERS).map((name) =>
+    name.toLowerCase(),
+  );
+}
+
+/** SMG's prefixes by route suffix; `/chat/completions` is tested before `/completions`. */
+const PREFIXES: readonly (readonly [suffix: string, prefix: string])[] = [
+  ['/chat/completions', 'chatcmpl-'],
+  ['/completions', 'cmpl-'],
+  ['/generate', 'gnt-'],
+  ['/responses', 'resp-'],
+  ['/messages', 'msg_'],
+];
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const RANDOM_CHARS = 24;
+
+/**
+ * A fresh id such as `chatcmpl-…` with 24 random alphanumerics, as SMG generates. Mapping a
+ * byte modulo 62 favours a few characters slightly; an id only has to be unique, and 24 such
+ * characters carry well over 128 random bits.
+ */
+export function generateRequestId(pathname: string): string {
+  const prefix = PREFIXES.find(([suffix]) => pathname.endsWith(suffix))?.[1] ?? 'req-';
+  const bytes = randomBytes(RANDOM_CHARS);
+  let id = prefix;
+  for (const byte of bytes) id += ALPHABET[byte % ALPHABET.length];
+  return id;
+}
+
+/**
+ * The first non-empty value among `names`, else a generated id. `headers` must already be
+ * without the client's `Connection`-nominated headers: those were meant for one hop only.
+ */
+export function pickRequestId(
+  headers: IncomingHttpHeaders,
+  names: readonly string[],
+  pathname: string,
+): string {
+  for (const name of names) {
+    const value = headers[name];
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first) return first;
+  }
+  return generateRequestId(pathname);
+}
+
+const assigned = new WeakMap<IncomingMessage, string>();
+
+/** Decides the request's id, records it for the handlers, and sets `x-request-id` on the response. */
+export function assignRequestId(
+  req: IncomingMessage,
+  res: ServerResponse,
+  names: readonly string[],
+  pathname: string,
+): string {
+  const id = pickRequestId(dropConnectionNominated(req.headers), names, pathname);
+  assigned.set(req, id);
+  res.setHeader('x-request-id', id);
+  return id;
+}
+
+/** The id `assignRequestId` gave this request (a generated one if it was never assigned). */
+export function requestIdOf(req: IncomingMessage): string {
+  return assigned.get(req) ?? generateRequestId((req.url ?? '/').split('?', 1)[0] ?? '/');
+}
