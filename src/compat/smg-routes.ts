@@ -145,7 +145,7 @@ export const SMG_ROUTES: readonly SmgRoute[] = [
   {
     methods: 'GET',
     path: '/liveness, /readiness, /health (probe port)',
-    status: ABSENT,
-    note: 'SMG also serves them on `--health-check-port`; Switchyard has no probe listener: probe the main port.',
+    status: 'same',
+    note: '`--health-check-port`; answers `HEAD` like `GET` there, as SMG.',
   },
 ];

@@ -112,6 +112,7 @@ const CORE_FLAGS: readonly CoreFlag[] = [
   { name: 'worker-startup-timeout-secs', key: 'workerStartupTimeoutSecs', kind: 'int', default: 1800, help: 'Registration deadline for a new worker' },
   { name: 'worker-startup-delay', key: 'workerStartupDelay', kind: 'int', default: 0, help: 'Grace period before the first startup probe (s)' },
   { name: 'worker-startup-check-interval', key: 'workerStartupCheckInterval', kind: 'int', default: 30, help: 'Startup probe interval (s)' },
+  { name: 'health-check-port', key: 'healthCheckPort', kind: 'int', help: 'Also serve /liveness, /readiness and /health on this port of --host (unset = no probe listener; 0 = ephemeral)' },
 ];
 
 /** The one flag table: implemented, then SMG's no-effect and unsupported flags. */

@@ -139,6 +139,7 @@ export const gatewayConfigSchema = z.object({
   workerStartupTimeoutSecs: secs(1),
   workerStartupDelay: secs(0),
   workerStartupCheckInterval: secs(1),
+  healthCheckPort: port.optional(),
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

@@ -57,14 +57,7 @@ function ipAddress(value: string): string | undefined {
 }
 
 export const UNSUPPORTED_FLAGS: readonly UnsupportedFlag[] = [
-  // Probes and PD (main.rs:224, 465, 481; --encode hand-parsed at 73-75)
-  unsupported(
-    'health-check-port',
-    'int',
-    'the dedicated probe listener',
-    'Probe-only listener port',
-    { check: u16 },
-  ),
+  // EPD (main.rs:465, 481; --encode hand-parsed at 73-75)
   unsupported('epd-disaggregation', 'bool', EPD, 'EPD mode'),
   unsupported('encode-policy', 'enum', EPD, 'Encode-leg policy', {
     choices: ['random', 'round_robin', 'consistent_hashing'],

@@ -16,6 +16,7 @@ import type { AppContext } from './app-context.js';
 import { GatewayAuth } from './auth.js';
 import { HopMarker } from '../upstream/hop-marker.js';
 import { createGatewayServer, type GatewayServer } from './http-server.js';
+import { createProbeServer } from './probe-server.js';
 
 export type GatewayOptions = ComponentOptions;
 
@@ -23,6 +24,8 @@ export interface Gateway {
   /** Base URL clients use, e.g. http://127.0.0.1:30000 */
   readonly url: string;
   readonly metricsUrl: string;
+  /** Base URL of the `--health-check-port` probe listener, when the flag is given. */
+  readonly healthCheckUrl: string | undefined;
   readonly app: AppContext;
   /** The long-lived parts (load monitor, limiter, policies...), for tests and embedding. */
   readonly parts: Components;
@@ -86,6 +89,20 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
     throw err;
   }
   parts.targets.addOwnListener({ name: 'metrics', host: config.prometheusHost, port: metricsAddr.port });
+  // SMG binds the probe listener on --host, next to the main port.
+  let probeServer: Server | undefined;
+  let probeAddr: AddressInfo | undefined;
+  if (config.healthCheckPort !== undefined) {
+    probeServer = createProbeServer(app);
+    try {
+      probeAddr = await listen(probeServer, config.healthCheckPort, config.host);
+    } catch (err) {
+      front.server.close();
+      metricsServer.close();
+      throw err;
+    }
+    parts.targets.addOwnListener({ name: 'health-check', host: config.host, port: probeAddr.port });
+  }
 
   let closed: Promise<void> | undefined;
   const teardown = async (graceMs: number): Promise<void> => {
@@ -106,8 +123,11 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
     }
     front.server.closeAllConnections();
     metricsServer.closeAllConnections();
+    // Closed only now: probes kept answering (readiness 503 draining) through the drain.
+    probeServer?.closeAllConnections();
     await Promise.all([
       new Promise<void>((resolve) => metricsServer.close(() => resolve())),
+      new Promise<void>((resolve) => (probeServer ? probeServer.close(() => resolve()) : resolve())),
       pools.closeAll(),
     ]);
   };
@@ -135,6 +155,7 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
   return {
     url: reachableUrl(addr),
     metricsUrl: `${reachableUrl(metricsAddr)}/metrics`,
+    healthCheckUrl: probeAddr && reachableUrl(probeAddr),
     app,
     parts,
     shutdown: (graceMs = config.shutdownGracePeriodSecs * 1000) => (closed ??= teardown(graceMs)),

@@ -12,7 +12,7 @@ import { parseWorkerUrl } from './worker-url.js';
 
 /** One socket the gateway listens on, with the port it actually bound (tests listen on 0). */
 export interface OwnListener {
-  readonly name: 'listen' | 'metrics';
+  readonly name: 'listen' | 'metrics' | 'health-check';
   readonly host: string;
   readonly port: number;
 }

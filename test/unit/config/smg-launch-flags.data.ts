@@ -2,7 +2,7 @@
  * SMG's `launch` flags, as data: every `#[arg]` of `CliArgs` in model_gateway/src/main.rs of
  * smg-project/smg at commit f8daa8835 ("ci: upgrade Rust toolchain to 1.98"), with its line, its
  * clap default and its aliases, plus the two flags SMG hand-parses before clap (main.rs:38-75).
- * `implemented` marks the flags Switchyard had before the compatibility work (smg-compat.md §1.3).
+ * `implemented` marks the flags Switchyard implements (smg-compat.md §1.3, plus those implemented since).
  */
 export interface SmgFlag {
   readonly line: number;
@@ -17,7 +17,7 @@ export const SMG_LAUNCH_FLAGS: readonly SmgFlag[] = [
   { line: 73, name: 'encode' },
   { line: 207, name: 'host', smgDefault: '0.0.0.0', implemented: true },
   { line: 211, name: 'port', smgDefault: '30000', implemented: true },
-  { line: 224, name: 'health-check-port' },
+  { line: 224, name: 'health-check-port', implemented: true },
   { line: 228, name: 'worker-urls', implemented: true },
   { line: 233, name: 'policy', smgDefault: 'cache_aware', implemented: true },
   {
