@@ -6,6 +6,7 @@ import { request } from 'undici';
 import { formatHelp, parseFlags, UsageError, type FlagSpec } from './flag-parser.js';
 import { untilSignal } from './launch.js';
 import { GATEWAY_FLAGS } from '../config/gateway-flags.js';
+import { POLICY_NAMES } from '../policies/names.js';
 import { buildConfig } from '../config/validate.js';
 import { startGateway, type Gateway } from '../server/gateway.js';
 import { simDemoFleetSpec, startSimFleetFromSpec, type SimRuntime } from '../sim/index.js';
@@ -18,7 +19,7 @@ const DEMO_FLAGS: readonly FlagSpec[] = [
   { name: 'workers', key: 'workers', kind: 'int', default: 2, help: 'Simulated regular workers (shapes mixed, regular)' },
   { name: 'runtime', key: 'runtime', kind: 'enum', choices: ['sglang', 'tokenspeed'], default: 'sglang', help: 'Simulated engine (SGLang-style bootstrap PD)' },
   { name: 'model', key: 'model', kind: 'string', default: 'sim-model', help: 'Model the workers serve' },
-  { name: 'policy', key: 'policy', kind: 'enum', choices: GATEWAY_FLAGS.find((f) => f.name === 'policy')?.choices ?? [], default: 'round_robin', help: 'Load-balancing policy' },
+  { name: 'policy', key: 'policy', kind: 'enum', choices: POLICY_NAMES, default: 'round_robin', help: 'Load-balancing policy' },
   { name: 'log-level', key: 'logLevel', kind: 'enum', choices: ['debug', 'info', 'warn', 'error'], default: 'info', help: 'Log level' },
   { name: 'exit-after-check', key: 'exitAfterCheck', kind: 'bool', default: false, help: 'Stop after the first request succeeds (smoke test)' },
 ];

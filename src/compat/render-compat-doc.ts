@@ -34,18 +34,21 @@ function flagName(flag: GatewayFlag): string {
   return `\`--${flag.name}\`${aliases.length > 0 ? ` (alias ${aliases.join(', ')})` : ''}`;
 }
 
+/** `text`, then the flag's refused values, if any, as a sentence of its own. */
+function withRefusedValues(text: string, flag: GatewayFlag): string {
+  const values = flag.status === 'unsupported' ? undefined : flag.unsupportedValues;
+  if (!values) return text;
+  const list = values.values.map((v) => `\`${v}\``).join(', ');
+  return `${text}${text.endsWith('.') ? '' : '.'} Values ${list} exit 2 (${values.subsystem} is not supported).`;
+}
+
 function flagNotes(flag: GatewayFlag): string {
   switch (flag.status) {
     case 'implemented':
     case 'switchyard-only':
-      return flag.help;
-    case 'no-effect': {
-      const values = flag.unsupportedValues;
-      const refused = values
-        ? ` Values ${values.values.map((v) => `\`${v}\``).join(', ')} exit 2 (${values.subsystem} is not supported).`
-        : '';
-      return `${flag.reason}${refused}`;
-    }
+      return withRefusedValues(flag.help, flag);
+    case 'no-effect':
+      return withRefusedValues(flag.reason, flag);
     case 'unsupported':
       return `${flag.subsystem[0]?.toUpperCase() ?? ''}${flag.subsystem.slice(1)} is not supported.`;
   }

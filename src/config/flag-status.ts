@@ -16,7 +16,11 @@ export interface UnsupportedValues {
 }
 
 export type GatewayFlag =
-  | (FlagSpec & { readonly status: 'implemented' | 'switchyard-only' })
+  | (FlagSpec & {
+      readonly status: 'implemented' | 'switchyard-only';
+      /** SMG values of the flag that Switchyard does not implement (`--policy bucket`). */
+      readonly unsupportedValues?: UnsupportedValues;
+    })
   | (FlagSpec & {
       readonly status: 'no-effect';
       /** Why accepting and ignoring the flag changes nothing for a request, for docs/compat.md. */

@@ -5,10 +5,10 @@
  * table of all of them, each with its status (flag-status.ts).
  */
 import type { FlagSpec } from '../cli/flag-parser.js';
-import { ASSIGNMENT_MODES, POLICY_NAMES } from '../policies/names.js';
+import { ASSIGNMENT_MODES, LEG_POLICY_NAMES, POLICY_NAMES, UNSUPPORTED_POLICY_NAMES } from '../policies/names.js';
 import { PD_WEIGHT_MODES } from '../routing/router-weights.js';
 import { consumeUrlPort } from './consume-url-port.js';
-import type { GatewayFlag } from './flag-status.js';
+import type { GatewayFlag, UnsupportedValues } from './flag-status.js';
 import { NO_EFFECT_FLAGS } from './smg-flags-no-effect.js';
 import { UNSUPPORTED_FLAGS } from './smg-flags-unsupported.js';
 
@@ -17,7 +17,13 @@ export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export const consumePrefill = consumeUrlPort('prefill');
 
 /** Implemented flags; the ones SMG does not have are marked `switchyard-only`. */
-type CoreFlag = FlagSpec & { readonly status?: 'switchyard-only' };
+type CoreFlag = FlagSpec & { readonly status?: 'switchyard-only'; readonly unsupportedValues?: UnsupportedValues };
+
+/** SMG's policy values parse; the ones not implemented here are refused by `launch`. */
+const UNSUPPORTED_POLICIES: UnsupportedValues = { values: UNSUPPORTED_POLICY_NAMES, subsystem: 'the bucket policy' };
+const policyFlag = (choices: readonly string[]): Pick<CoreFlag, 'kind' | 'choices' | 'unsupportedValues'> => ({
+  kind: 'enum', choices: [...choices, ...UNSUPPORTED_POLICY_NAMES], unsupportedValues: UNSUPPORTED_POLICIES,
+});
 
 const CORE_FLAGS: readonly CoreFlag[] = [
   // Server / workers
@@ -31,8 +37,8 @@ const CORE_FLAGS: readonly CoreFlag[] = [
   { name: 'enable-igw', key: 'enableIgw', kind: 'bool', default: false, help: 'Multi-model mode: regular and PD routers at once, chosen per request by available workers' },
   { name: 'pd-weight-mode', key: 'pdWeightMode', kind: 'enum', choices: PD_WEIGHT_MODES, default: 'paired', help: 'IGW PD weight: paired = 2*min(P,D), sum = P+D (SMG)', status: 'switchyard-only' },
   { name: 'decode', key: 'decode', kind: 'append', default: [], metavar: '<url>', help: 'Decode worker (one per flag, repeatable)' },
-  { name: 'prefill-policy', key: 'prefillPolicy', kind: 'enum', choices: POLICY_NAMES, help: 'Policy for the prefill leg (default: --policy)' },
-  { name: 'decode-policy', key: 'decodePolicy', kind: 'enum', choices: POLICY_NAMES, help: 'Policy for the decode leg (default: --policy)' },
+  { name: 'prefill-policy', key: 'prefillPolicy', ...policyFlag(LEG_POLICY_NAMES), help: 'Policy for the prefill leg (default: --policy)' },
+  { name: 'decode-policy', key: 'decodePolicy', ...policyFlag(LEG_POLICY_NAMES), help: 'Policy for the decode leg (default: --policy)' },
   { name: 'prefill-max-inflight-requests-per-worker', key: 'prefillMaxInflightRequestsPerWorker', kind: 'int', default: -1, help: 'PD: in-flight prefill requests per prefill worker (<= 0 = off)', status: 'switchyard-only' },
   // No flag default: giving either option without a positive limit is a startup error.
   { name: 'prefill-queue-size', key: 'prefillQueueSize', kind: 'int', help: 'PD: requests that may wait for a prefill slot; 0 = reject at once [default: 100]', status: 'switchyard-only' },
@@ -40,7 +46,7 @@ const CORE_FLAGS: readonly CoreFlag[] = [
   { name: 'disable-pd-decode-admission', key: 'disablePdDecodeAdmission', kind: 'bool', default: false, help: 'PD: do not gate requests by the decode running window (Switchyard-only; for A/B comparisons)', status: 'switchyard-only' },
   { name: 'pd-admission-wait-secs', key: 'pdAdmissionWaitSecs', kind: 'int', default: 30, help: 'PD: longest wait for room in a decode running window, shared across retries (0 = shed at once)', status: 'switchyard-only' },
   // Routing
-  { name: 'policy', key: 'policy', kind: 'enum', choices: POLICY_NAMES, default: 'cache_aware', help: 'Load-balancing policy' },
+  { name: 'policy', key: 'policy', ...policyFlag(POLICY_NAMES), default: 'cache_aware', help: 'Load-balancing policy' },
   { name: 'cache-threshold', key: 'cacheThreshold', kind: 'float', default: 0.3, aliases: ['cache-match-threshold'], help: 'cache_aware: matched-prefix ratio that counts as a hit (strictly greater)' },
   { name: 'balance-abs-threshold', key: 'balanceAbsThreshold', kind: 'int', default: 64, aliases: ['spill-abs-threshold'], help: 'Spill gate: absolute load margin over the fleet mean' },
   { name: 'balance-rel-threshold', key: 'balanceRelThreshold', kind: 'float', default: 1.5, aliases: ['spill-rel-threshold'], help: 'Spill gate: multiple of the fleet mean load' },

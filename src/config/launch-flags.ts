@@ -29,11 +29,11 @@ export function resolveLaunchFlags(
   for (const { spec, typed } of given) {
     const flag = table.find((f) => f.name === spec.name);
     if (flag?.status === 'unsupported') throw new UsageError(refusal(`--${typed}`, flag.subsystem));
-    if (flag?.status !== 'no-effect') continue;
-    const value = values[flag.key];
-    if (typeof value === 'string' && flag.unsupportedValues?.values.includes(value)) {
+    const value = flag && values[flag.key];
+    if (typeof value === 'string' && flag?.unsupportedValues?.values.includes(value)) {
       throw new UsageError(refusal(`--${typed} ${value}`, flag.unsupportedValues.subsystem));
     }
+    if (flag?.status !== 'no-effect') continue;
     if (!noEffect.includes(`--${typed}`)) noEffect.push(`--${typed}`);
   }
   const { config, warnings } = buildConfigWithWarnings(onlyImplemented(values, table), table);

@@ -4,7 +4,7 @@
  */
 import { PD_WEIGHT_MODES } from '../routing/router-weights.js';
 import { z } from 'zod';
-import { ASSIGNMENT_MODES, POLICY_NAMES } from '../policies/names.js';
+import { ASSIGNMENT_MODES, LEG_POLICY_NAMES, POLICY_NAMES } from '../policies/names.js';
 import { LOG_LEVELS } from './gateway-flags.js';
 import { parseControlPlaneKey } from '../server/auth.js';
 import { MAX_TIMER_MS, MAX_TIMER_SECS, timerLimitMessage } from '../util/timer-limit.js';
@@ -56,13 +56,13 @@ export const gatewayConfigSchema = z.object({
   pdWeightMode: z.enum(PD_WEIGHT_MODES),
   prefill: z.array(z.object({ url: workerUrlSchema, bootstrapPort: z.number().int().min(1).max(65535).nullable() })),
   decode: z.array(workerUrlSchema),
-  prefillPolicy: z.enum(POLICY_NAMES).optional(),
+  prefillPolicy: z.enum(LEG_POLICY_NAMES).optional(),
   prefillMaxInflightRequestsPerWorker: z.number().int(),
   prefillQueueSize: nonNegativeInt.optional(),
   prefillQueueTimeoutSecs: secs(1).optional(),
   pdAdmissionWaitSecs: secs(0),
   disablePdDecodeAdmission: z.boolean(),
-  decodePolicy: z.enum(POLICY_NAMES).optional(),
+  decodePolicy: z.enum(LEG_POLICY_NAMES).optional(),
   policy: z.enum(POLICY_NAMES),
   // Policy tuning values have only their type's range here (SMG's clap types); the bounds SMG
   // checks for the policies in use are in policy-bounds.ts.

@@ -1,7 +1,8 @@
-/** Policy names accepted by `--policy`, `--prefill-policy` and `--decode-policy` (SMG's set). */
+/** Policy names Switchyard implements, accepted by `--policy`. */
 export const POLICY_NAMES = [
   'random',
   'round_robin',
+  'passthrough',
   'cache_aware',
   'power_of_two',
   'least_load',
@@ -10,6 +11,24 @@ export const POLICY_NAMES = [
   'manual',
 ] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
+
+/** `--prefill-policy` / `--decode-policy`: SMG offers every policy there but `passthrough` (main.rs:473-477). */
+export const LEG_POLICY_NAMES = [
+  'random',
+  'round_robin',
+  'cache_aware',
+  'power_of_two',
+  'least_load',
+  'prefix_hash',
+  'consistent_hashing',
+  'manual',
+] as const satisfies readonly PolicyName[];
+
+/**
+ * SMG policies Switchyard does not implement. They parse (an SMG command line is recognised),
+ * then `launch` refuses them with one line instead of running another policy in their place.
+ */
+export const UNSUPPORTED_POLICY_NAMES = ['bucket'] as const;
 
 /** Manual/sticky assignment modes (`--assignment-mode`). */
 export const ASSIGNMENT_MODES = ['random', 'min_load', 'min_group', 'delegate'] as const;

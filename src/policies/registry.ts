@@ -2,6 +2,7 @@
  * One policy instance per model (and per leg in PD), as SMG: the first worker registered for a
  * model fixes its policy; the mapping is dropped when the model's last worker leaves.
  */
+import type { Logger } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { Clock } from '../util/clock.js';
 import type { Random } from '../util/random.js';
@@ -15,6 +16,7 @@ import { ConsistentHashingPolicy } from './consistent-hashing.js';
 import { DEFAULT_LEAST_LOAD_PARAMS } from './least-load-scorer.js';
 import { LeastLoadPolicy } from './least-load.js';
 import { ManualPolicy } from './manual.js';
+import { PassthroughPolicy } from './passthrough.js';
 import { PowerOfTwoPolicy } from './power-of-two.js';
 import { PrefixHashPolicy } from './prefix-hash.js';
 import { RandomPolicy } from './random.js';
@@ -26,6 +28,8 @@ export interface PolicyDeps {
   clock: Clock;
   metrics: GatewayMetrics;
   config: PolicyConfig;
+  /** For policies that warn about their setup (passthrough with several workers). */
+  logger?: Logger | undefined;
   /**
    * `--routing-key-override`: wrap every policy but manual (already sticky by key) with the
    * sticky map (sticky-override.ts). Off when absent.
@@ -46,6 +50,10 @@ function createBasePolicy(name: PolicyName, model: string, deps: PolicyDeps): Po
       return new RandomPolicy(random);
     case 'round_robin':
       return new RoundRobinPolicy();
+    case 'passthrough':
+      return new PassthroughPolicy((workers) =>
+        deps.logger?.warn({ model, workers }, 'passthrough policy is meant for one worker; only the first available worker of the model receives traffic'),
+      );
     case 'cache_aware':
       return new CacheAwarePolicy(model, deps);
     case 'power_of_two':

@@ -84,7 +84,7 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     idleTimeoutMs: config.upstreamPoolIdleTimeoutSecs * 1000,
     requestTimeoutMs: config.requestTimeoutSecs * 1000,
   });
-  const policyDeps = { random, clock, metrics, config: policyConfigFrom(config), stickyOverride: config.routingKeyOverride };
+  const policyDeps = { random, clock, metrics, logger, config: policyConfigFrom(config), stickyOverride: config.routingKeyOverride };
   const policies = new PolicyRegistry(config.policy, policyDeps, registry);
   const common = {
     registry, pools, metrics, logger, random,
