@@ -49,7 +49,7 @@ export const DELIBERATE_DEVIATIONS: readonly Deviation[] = [
   },
   {
     title: 'Errors are JSON envelopes',
-    text: 'Every gateway error, 401/404/405 included, has a JSON body and `X-SMG-Error-Code`; `HEAD` on a GET route is 405.',
+    text: 'Every gateway error, 401/404/405 included, has a JSON body and `X-SMG-Error-Code` (SMG answers bare 401/404/405).',
     doc: 'docs/api.md (Routes, Errors)',
   },
   {
