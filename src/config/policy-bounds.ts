@@ -76,7 +76,7 @@ const POLICY_BOUNDS: Partial<Record<PolicyName, readonly Bound[]>> = {
 
 /**
  * The policies the config routes with, each with the flag that chose it. The leg policies are
- * used only where a PD router exists (SMG ignores them otherwise, see ignored-combinations.ts).
+ * used only where a PD router exists (SMG ignores them otherwise, see ignored-inputs.ts).
  */
 export function policiesInUse(c: GatewayConfig): { flag: string; policy: PolicyName }[] {
   const used: { flag: string; policy: PolicyName }[] = [{ flag: '--policy', policy: c.policy }];

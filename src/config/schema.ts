@@ -127,7 +127,8 @@ export const gatewayConfigSchema = z.object({
   logJson: z.boolean(),
   prometheusHost: z.string().min(1),
   prometheusPort: port,
-  // SMG validates no health value; what a 0 means is in workers/health-timing.ts.
+  // SMG validates no health value; what a 0 means is in workers/health.ts (probeDelayMs) and
+  // workers/discovery/metadata.ts (a 0 s probe timeout fails the probe).
   healthCheckIntervalSecs: secs(0),
   healthCheckTimeoutSecs: secs(0),
   healthCheckEndpoint: probePath,

@@ -15,7 +15,7 @@ export const MAX_N = 128;
 
 /**
  * Items of one batch: a completions `prompt` array, a /generate `text` list or `input_ids`
- * list of lists, an embeddings `input` array. OpenAI's embeddings bound.
+ * list of lists (the batches a PD plan fans out over). OpenAI's embeddings bound.
  */
 export const MAX_BATCH_ITEMS = 2048;
 
