@@ -172,3 +172,36 @@ void describe('nextHealthStatus: purity', () => {
     assert.equal(pending.status, 'failed');
   });
 });
+
+void describe('nextHealthStatus: a threshold of 0 acts as 1', () => {
+  const zero: HealthThresholds = { success: 0, failure: 0 };
+  const step = (status: WorkerStatus, ok: boolean, t: HealthThresholds = zero): WorkerStatus =>
+    nextHealthStatus(status, freshCounters(), ok, t).status;
+
+  void it('keeps a ready worker ready on a success (failure threshold 0)', () => {
+    assert.equal(step('ready', true), 'ready');
+    assert.equal(step('ready', true, { success: 2, failure: 0 }), 'ready');
+  });
+
+  void it('takes a ready worker to not_ready on its first failure', () => {
+    assert.equal(step('ready', false), 'not_ready');
+  });
+
+  void it('does not make a not_ready worker ready on a failure (success threshold 0)', () => {
+    assert.equal(step('not_ready', false, { success: 0, failure: 3 }), 'not_ready');
+  });
+
+  void it('makes a not_ready or pending worker ready on its first success', () => {
+    assert.equal(step('not_ready', true), 'ready');
+    assert.equal(step('pending', true), 'ready');
+  });
+
+  void it('does not fail a not_ready worker on a success that falls short of the success threshold', () => {
+    assert.equal(step('not_ready', true, { success: 2, failure: 0 }), 'not_ready');
+  });
+
+  void it('fails a pending worker on its first probe that does not make it ready', () => {
+    assert.equal(step('pending', false, { success: 0, failure: 0 }), 'failed');
+    assert.equal(step('pending', true, { success: 2, failure: 0 }), 'failed');
+  });
+});
