@@ -55,6 +55,18 @@ for (const path of ['/liveness', '/health', '/readiness', '/v1/models', '/worker
   });
 }
 
+test('HEAD /workers/{id} answers as GET does, with an empty body', async () => {
+  const [w] = gateway.app.registry.all();
+  assert.ok(w);
+  const get = await send('GET', `/workers/${w.id}`);
+  const head = await send('HEAD', `/workers/${w.id}`);
+  assert.equal(get.status, 200);
+  assert.equal(head.status, 200);
+  assert.equal(head.bodyBytes, 0);
+  assert.equal(head.headers['content-length'], get.headers['content-length']);
+  await assertNoLeakedLoad(gateway);
+});
+
 test('HEAD on a POST-only route is still 405, and GET routes list HEAD as allowed', async () => {
   const post = await send('HEAD', '/v1/chat/completions');
   assert.equal(post.status, 405);

@@ -114,17 +114,20 @@ export async function workerById(req: IncomingMessage, res: ServerResponse, app:
     workerError(res, 400, 'BAD_REQUEST', `Invalid worker id '${id}': expected a UUID`);
     return;
   }
+  // HEAD reaches this handler through the GET route (routes.ts) and answers as GET does; Node
+  // writes no body for a HEAD response.
+  const method = req.method === 'HEAD' ? 'GET' : req.method;
   const worker = app.registry.get(id);
   const pending = app.workers.pendingSpec(id);
   if (!worker && !pending) {
     const job = app.workers.job(id);
     // A registration that failed stays visible with its job record until it is deleted.
     if (job?.status === 'failed' && job.job_type !== 'RemoveWorker') {
-      if (req.method === 'GET') {
+      if (method === 'GET') {
         sendJson(res, 200, { id, url: job.worker_url, status: 'failed', job_status: job });
         return;
       }
-      if (req.method === 'DELETE') {
+      if (method === 'DELETE') {
         app.workers.forget(id);
         sendJson(res, 202, { status: 'accepted', worker_id: id, message: 'Worker removal queued for background processing' });
         return;
@@ -133,7 +136,7 @@ export async function workerById(req: IncomingMessage, res: ServerResponse, app:
     workerError(res, 404, 'WORKER_NOT_FOUND', `Worker with ID ${id} not found`);
     return;
   }
-  switch (req.method) {
+  switch (method) {
     case 'GET': {
       if (worker) sendJson(res, 200, workerInfo(worker, app));
       // Still registering: a partial WorkerInfo with the job's status, as SMG.
