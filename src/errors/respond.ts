@@ -15,9 +15,19 @@ const eventStreams = new WeakSet<ServerResponse>();
  */
 const mintedCodes = new WeakMap<ServerResponse, string>();
 
-/** The code `sendError` answered this response with, or '' when the gateway minted none. */
+/** The code the gateway answered this response with, or '' when it minted none. */
 export function gatewayErrorCode(res: ServerResponse): string {
   return mintedCodes.get(res) ?? '';
+}
+
+/**
+ * Marks a response as carrying an error code the gateway minted: the `X-SMG-Error-Code` header
+ * and the `error_code` label of `smg_http_responses_total`. Every writer of a gateway error body
+ * (the envelope here, the worker API's `{error, code}`) goes through it, so none is counted as ''.
+ */
+export function recordErrorCode(res: ServerResponse, code: string): void {
+  mintedCodes.set(res, code);
+  res.setHeader('x-smg-error-code', code);
 }
 
 /**
@@ -44,9 +54,8 @@ export function sendError(res: ServerResponse, err: GatewayError): void {
     return;
   }
   const body = errorBody(err);
-  mintedCodes.set(res, err.code);
   for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
-  res.setHeader('x-smg-error-code', err.code);
+  recordErrorCode(res, err.code);
   res.setHeader('content-type', 'application/json');
   res.setHeader('content-length', Buffer.byteLength(body));
   res.writeHead(err.status);

@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '../../errors/gateway-error.js';
-import { sendError, sendJson } from '../../errors/respond.js';
+import { recordErrorCode, sendError, sendJson } from '../../errors/respond.js';
 import { parseWorkerSpec, workerPatchSchema, type WorkerSpec } from '../../workers/spec.js';
 import type { Worker } from '../../workers/worker.js';
 import type { AppContext } from '../app-context.js';
@@ -13,7 +13,8 @@ import { parseJsonObject, readBody, type JsonObject } from '../body.js';
 type WorkerApiCode = 'WORKER_NOT_FOUND' | 'BAD_REQUEST' | 'WORKER_ALREADY_EXISTS' | 'INTERNAL_SERVER_ERROR';
 
 function workerError(res: ServerResponse, status: number, code: WorkerApiCode, message: string): void {
-  sendJson(res, status, { error: message, code }, { 'x-smg-error-code': code });
+  recordErrorCode(res, code);
+  sendJson(res, status, { error: message, code });
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
