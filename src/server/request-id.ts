@@ -65,22 +65,40 @@ export function pickRequestId(
   return generateRequestId(pathname);
 }
 
-const assigned = new WeakMap<IncomingMessage, string>();
+/** What the edge decided about a request, for the handlers. */
+interface EdgeDecision {
+  readonly id: string;
+  readonly headers: IncomingHttpHeaders;
+}
 
-/** Decides the request's id, records it for the handlers, and sets `x-request-id` on the response. */
+const decided = new WeakMap<IncomingMessage, EdgeDecision>();
+
+/**
+ * Decides the request's id from the client's headers without its `Connection`-nominated ones,
+ * records both for the handlers, and sets `x-request-id` on the response. Run once per request.
+ */
 export function assignRequestId(
   req: IncomingMessage,
   res: ServerResponse,
   names: readonly string[],
   pathname: string,
 ): string {
-  const id = pickRequestId(dropConnectionNominated(req.headers), names, pathname);
-  assigned.set(req, id);
+  const headers = dropConnectionNominated(req.headers);
+  const id = pickRequestId(headers, names, pathname);
+  decided.set(req, { id, headers });
   res.setHeader('x-request-id', id);
   return id;
 }
 
 /** The id `assignRequestId` gave this request (a generated one if it was never assigned). */
 export function requestIdOf(req: IncomingMessage): string {
-  return assigned.get(req) ?? generateRequestId((req.url ?? '/').split('?', 1)[0] ?? '/');
+  return decided.get(req)?.id ?? generateRequestId((req.url ?? '/').split('?', 1)[0] ?? '/');
+}
+
+/**
+ * The client's headers the gateway may act on and forward: without those its `Connection`
+ * header nominated, which were meant for the gateway's hop only (RFC 9110 §7.6.1).
+ */
+export function clientHeadersOf(req: IncomingMessage): IncomingHttpHeaders {
+  return decided.get(req)?.headers ?? dropConnectionNominated(req.headers);
 }

@@ -16,14 +16,22 @@ export function shouldForwardRequestHeader(name: string): boolean {
   return FORWARDED_REQUEST_HEADERS.has(name) || name.startsWith('x-request-id-');
 }
 
-/** What the gateway knows about a request when it forwards it (a subset of RequestContext). */
-export interface ForwardedRequest {
-  readonly headers: IncomingHttpHeaders;
-  readonly requestId: string;
-  /** The client's own credential for workers, already cleared of the gateway's keys. */
-  readonly clientAuthorization: string | undefined;
+/** The client request behind a call the gateway makes to a worker. */
+export interface ClientRequestTrace {
   /** `Via` carrying this gateway's loop marker (upstream/hop-marker.ts). */
   readonly via: string;
+  readonly requestId: string;
+  /**
+   * The client's own credential, already cleared of the gateway's keys, for a worker with no key
+   * of its own. Only inference forwards it; the gateway's own calls (probes, proxied GETs,
+   * fan-outs) never pass a client's credential on.
+   */
+  readonly clientAuthorization?: string | undefined;
+}
+
+/** What the gateway knows about a request when it forwards it (a subset of RequestContext). */
+export interface ForwardedRequest extends ClientRequestTrace {
+  readonly headers: IncomingHttpHeaders;
 }
 
 /**
@@ -36,8 +44,24 @@ export function upstreamAuthorization(workerApiKey: string | undefined, clientAu
 }
 
 /**
- * Headers sent to a worker: the forwardable client headers, the request id, the loop marker and
- * the worker's credential.
+ * The headers of every call the gateway makes to a worker: the worker's key, and when a client
+ * request is behind the call, the loop marker and the request id, so the worker's logs carry the
+ * id the client got back. Health probes, discovery and load polls have no client request.
+ */
+export function workerCallHeaders(workerApiKey: string | undefined, client?: ClientRequestTrace): Record<string, string> {
+  const out: Record<string, string> = {};
+  const authorization = upstreamAuthorization(workerApiKey, client?.clientAuthorization);
+  if (authorization !== undefined) out.authorization = authorization;
+  if (client) {
+    out.via = client.via;
+    out['x-request-id'] = client.requestId;
+  }
+  return out;
+}
+
+/**
+ * Headers sent to a worker with an inference request: the forwardable client headers, then
+ * `workerCallHeaders` (which override a client's `x-request-id` with the decided id).
  */
 export function buildUpstreamHeaders(
   request: ForwardedRequest,
@@ -49,10 +73,7 @@ export function buildUpstreamHeaders(
     if (value === undefined || !shouldForwardRequestHeader(name)) continue;
     out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
-  out['x-request-id'] = request.requestId;
-  out.via = request.via;
-  const authorization = upstreamAuthorization(workerApiKey, request.clientAuthorization);
-  if (authorization !== undefined) out.authorization = authorization;
+  Object.assign(out, workerCallHeaders(workerApiKey, request));
   out['content-type'] = 'application/json';
   out['content-length'] = String(contentLength);
   return out;

@@ -8,6 +8,7 @@
 import { request } from 'undici';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { Clock } from '../util/clock.js';
+import { workerCallHeaders } from '../upstream/headers.js';
 import { meanTokenUsage, sumWaitingReqs, type RankLoad, type WorkerLoadSnapshot } from './load-snapshot.js';
 import { EngineGauges } from './engine-gauges.js';
 import { parseLoadsJson, parseLoadsMetrics } from './load-parse.js';
@@ -119,7 +120,7 @@ export class LoadMonitor {
 
   async #fetch(worker: Worker): Promise<RankLoad[] | undefined> {
     const timeoutMs = Math.min(5000, this.config.intervalSecs * 1000);
-    const headers = worker.apiKey ? { authorization: `Bearer ${worker.apiKey}` } : {};
+    const headers = workerCallHeaders(worker.apiKey);
     const get = async (path: string): Promise<{ status: number; text: string } | undefined> => {
       try {
         const res = await request(worker.upstreamUrl(path), { headers, signal: AbortSignal.timeout(timeoutMs) });

@@ -1,7 +1,8 @@
 /**
  * A tiny engine that records the headers of every request it receives and answers with
  * headers the test chooses: for tests of what crosses the gateway in each direction. It
- * answers /health, /v1/models (as SGLang) and /v1/completions; anything else is 404.
+ * answers /health, /v1/models (as SGLang), /v1/completions and /get_server_info; anything else
+ * is 404.
  */
 import {
   createServer,
@@ -23,6 +24,8 @@ export interface RecordingWorker {
   readonly requests: RecordedRequest[];
   /** Extra headers on every /v1/completions answer. */
   completionHeaders: OutgoingHttpHeaders;
+  /** Extra headers on every /get_server_info answer. */
+  infoHeaders: OutgoingHttpHeaders;
   /** The requests to one path, oldest first. */
   to(path: string): RecordedRequest[];
   close(): Promise<void>;
@@ -57,6 +60,7 @@ export async function startRecordingWorker(model = 'recorded-model'): Promise<Re
         worker.completionHeaders,
       );
     }
+    if (path === '/get_server_info') return json(200, { model_path: model }, worker.infoHeaders);
     json(404, { error: 'not found' });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -64,6 +68,7 @@ export async function startRecordingWorker(model = 'recorded-model'): Promise<Re
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
     completionHeaders: {},
+    infoHeaders: {},
     to: (path) => requests.filter((r) => r.path === path),
     close: () =>
       new Promise<void>((resolve) => {
@@ -82,27 +87,40 @@ export function rawPost(
   url: string,
   body: unknown,
   headers: OutgoingHttpHeaders,
-): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+): Promise<RawAnswer> {
   const payload = JSON.stringify(body);
+  return rawRequest(url, 'POST', payload, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(payload),
+    ...headers,
+  });
+}
+
+/** GETs with node:http, for the same reason as `rawPost`. */
+export function rawGet(url: string, headers: OutgoingHttpHeaders): Promise<RawAnswer> {
+  return rawRequest(url, 'GET', undefined, headers);
+}
+
+export interface RawAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+function rawRequest(
+  url: string,
+  method: string,
+  payload: string | undefined,
+  headers: OutgoingHttpHeaders,
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(payload),
-          ...headers,
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-        res.on('error', reject);
-      },
-    );
+    const req = request(url, { method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      res.on('error', reject);
+    });
     req.on('error', reject);
     req.end(payload);
   });

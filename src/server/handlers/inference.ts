@@ -10,8 +10,7 @@ import { sendError } from '../../errors/respond.js';
 import { buildRequestContext, type Endpoint } from '../../routing/request-context.js';
 import type { AppContext } from '../app-context.js';
 import { parseJsonObject, readBody } from '../body.js';
-import { dropConnectionNominated } from '../../upstream/headers.js';
-import { requestIdOf } from '../request-id.js';
+import { clientHeadersOf, requestIdOf } from '../request-id.js';
 
 /** Raised into the request's signal when the client goes away before the response ends. */
 export class ClientDisconnectedError extends Error {
@@ -44,14 +43,15 @@ export function inferenceHandler(endpoint: Endpoint) {
       const raw = await readBody(req, app.config.maxPayloadSize, app.config.requestBodyTimeoutSecs * 1000);
       // Admitted before parsing: parsing a large body is work the limit is there to bound.
       if (app.limiter) await admit(app.limiter, res, client.signal);
+      const headers = clientHeadersOf(req);
       const ctx = buildRequestContext({
         endpoint,
         path,
         body: parseJsonObject(raw),
         raw,
-        headers: dropConnectionNominated(req.headers),
+        headers,
         isGatewayCredential: (authorization) => app.auth.isGatewayCredential(authorization),
-        via: app.hop.append(req.headers.via),
+        via: app.hop.append(headers.via),
         signal: client.signal,
         aliases: app.aliases,
         requestId: requestIdOf(req),

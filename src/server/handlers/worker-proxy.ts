@@ -10,15 +10,19 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import { sendError, sendJson } from '../../errors/respond.js';
 import { midStreamGatewayError, transportGatewayError } from '../../upstream/errors.js';
 import { AttemptSignal, relayResponse, sendUpstream } from '../../upstream/forward.js';
+import { workerCallHeaders } from '../../upstream/headers.js';
 import type { Worker } from '../../workers/worker.js';
 import type { AppContext } from '../app-context.js';
+import { clientHeadersOf, requestIdOf } from '../request-id.js';
 
 const FAN_OUT_TIMEOUT_MS = 10_000;
 
-/** The worker's key, and the loop marker: a worker URL may lead back to this gateway. */
+/**
+ * Headers of a call made to a worker on behalf of a client request: the worker's key, the loop
+ * marker (a worker URL may lead back to this gateway) and the request's id.
+ */
 export function workerHeaders(worker: Worker, req: IncomingMessage, app: AppContext): Record<string, string> {
-  const via = app.hop.append(req.headers.via);
-  return worker.apiKey ? { authorization: `Bearer ${worker.apiKey}`, via } : { via };
+  return workerCallHeaders(worker.apiKey, { via: app.hop.append(clientHeadersOf(req).via), requestId: requestIdOf(req) });
 }
 
 /** Which worker a proxied GET goes to, or the error to answer when there is none. */
@@ -47,7 +51,8 @@ export function proxyGetToFirstWorker(path: string, pick: WorkerPick = firstAvai
     try {
       const upstream = await sendUpstream({ pool, method: 'GET', path: worker.upstreamPath(path), headers: workerHeaders(worker, req, app), signal: attempt.signal });
       await relayResponse(upstream, res, {
-        headers: { 'x-smg-routed-worker-id': worker.url },
+        // Last, so the worker's own `x-request-id` never replaces the id the client is answered with.
+        headers: { 'x-smg-routed-worker-id': worker.url, 'x-request-id': requestIdOf(req) },
         midStreamError: (cause) => midStreamGatewayError(cause, worker.url),
       });
     } catch (err) {

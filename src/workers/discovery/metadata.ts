@@ -5,6 +5,7 @@
  * `disaggregation_mode`, `dp_size`, ...).
  */
 import { request } from 'undici';
+import { workerCallHeaders } from '../../upstream/headers.js';
 import type { Runtime } from '../worker.js';
 
 /** Server-info and model-info fields kept as labels (SMG's curated subset plus `max_num_seqs`). */
@@ -32,7 +33,7 @@ async function getJson(url: string, opts: ProbeOptions): Promise<{ status: numbe
   try {
     const res = await request(url, {
       method: 'GET',
-      headers: opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {},
+      headers: workerCallHeaders(opts.apiKey),
       headersTimeout: opts.timeoutMs,
       bodyTimeout: opts.timeoutMs,
       signal: AbortSignal.timeout(opts.timeoutMs),
