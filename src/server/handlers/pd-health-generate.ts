@@ -12,7 +12,7 @@ import { sendError, sendText } from '../../errors/respond.js';
 import { AttemptSignal } from '../../upstream/forward.js';
 import type { Worker } from '../../workers/worker.js';
 import type { AppContext } from '../app-context.js';
-import { workerHeaders } from './worker-proxy.js';
+import { firstAvailable, workerHeaders } from './worker-proxy.js';
 
 /** Why probing one worker failed, worded as SMG's, or undefined when it answered 2xx. */
 async function probe(
@@ -34,11 +34,6 @@ async function probe(
   } catch (err) {
     return `${role} ${worker.url} error: ${err instanceof Error ? err.message : String(err)}`;
   }
-}
-
-/** The first available worker of the type, in registry order (the order of `GET /workers`). */
-function firstAvailable(app: AppContext, type: 'prefill' | 'decode'): Worker | undefined {
-  return app.registry.ofType(type).find((w) => w.isAvailable());
 }
 
 export async function pdHealthGenerate(

@@ -28,12 +28,17 @@ export function workerHeaders(worker: Worker, req: IncomingMessage, app: AppCont
 /** Which worker a proxied GET goes to, or the error to answer when there is none. */
 export type WorkerPick = (app: AppContext) => Worker | GatewayError;
 
+/** The first available worker (of the type, when given) in registry order, the order of `GET /workers`. */
+export function firstAvailable(app: AppContext, type?: Worker['type']): Worker | undefined {
+  return (type === undefined ? app.registry.all() : app.registry.ofType(type)).find((w) => w.isAvailable());
+}
+
 const firstAvailableWorker: WorkerPick = (app) =>
-  app.registry.all().find((w) => w.isAvailable()) ?? new GatewayError('no_workers', 'No available workers');
+  firstAvailable(app) ?? new GatewayError('no_workers', 'No available workers');
 
 /** SMG's PD router answers the info routes from a prefill worker (`proxy_to_first_prefill_worker`). */
 export const firstAvailablePrefill: WorkerPick = (app) =>
-  app.registry.ofType('prefill').find((w) => w.isAvailable()) ?? new GatewayError('no_prefill_servers', 'No prefill servers available');
+  firstAvailable(app, 'prefill') ?? new GatewayError('no_prefill_servers', 'No prefill servers available');
 
 export function proxyGetToFirstWorker(path: string, pick: WorkerPick = firstAvailableWorker) {
   return async (req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> => {
