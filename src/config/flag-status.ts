@@ -5,6 +5,7 @@
  * generated from these entries (scripts/gen-compat.ts).
  */
 import type { FlagKind, FlagSpec } from '../cli/flag-parser.js';
+import { I32_MAX, I32_MIN, U16_MAX, U32_MAX } from '../util/rust-int-limits.js';
 
 export type FlagStatus = 'implemented' | 'switchyard-only' | 'no-effect' | 'unsupported';
 
@@ -43,9 +44,6 @@ export function boolDefault(kind: FlagKind): { default?: false } {
   return kind === 'bool' ? { default: false } : {};
 }
 
-const U16_MAX = 65535;
-const U32_MAX = 4294967295;
-
 /** SMG's unsigned clap types: a negative or too large value is a usage error there too. */
 export function unsignedRule(max: number, min = 0): (value: string) => string | undefined {
   const range =
@@ -65,7 +63,5 @@ export const u64 = unsignedRule(Number.MAX_SAFE_INTEGER);
 /** i32: SMG's `--rate-limit-tokens-per-second` and `--max-concurrent-requests` type. */
 export function i32(value: string): string | undefined {
   const n = Number(value);
-  return n >= -2147483648 && n <= 2147483647
-    ? undefined
-    : 'expects an integer in -2147483648..2147483647';
+  return n >= I32_MIN && n <= I32_MAX ? undefined : `expects an integer in ${I32_MIN}..${I32_MAX}`;
 }

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ASSIGNMENT_MODES, LEG_POLICY_NAMES, POLICY_NAMES } from '../policies/names.js';
 import { LOG_LEVELS } from './gateway-flags.js';
 import { parseControlPlaneKey } from '../server/auth.js';
+import { I32_MAX, I32_MIN } from '../util/rust-int-limits.js';
 import { MAX_TIMER_MS, MAX_TIMER_SECS, timerLimitMessage } from '../util/timer-limit.js';
 import { parseCidr } from '../workers/address-rules.js';
 import { workerUrlSchema } from '../workers/worker-url.js';
@@ -32,7 +33,7 @@ const controlPlaneApiKey = z.string().transform((entry, ctx) => {
 const modelAlias = z.string().regex(/^[^=]+=.+$/, 'must look like alias=canonical');
 
 /** SMG types `--max-concurrent-requests` and `--rate-limit-tokens-per-second` as i32. */
-const i32 = z.number().int().min(-(2 ** 31)).max(2 ** 31 - 1);
+const i32 = z.number().int().min(I32_MIN).max(I32_MAX);
 
 /**
  * An RFC 9110 field name (token characters), as SMG's `HeaderName::try_from` requires; upper case

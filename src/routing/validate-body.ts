@@ -8,10 +8,9 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import type { JsonObject } from '../server/body.js';
 import { MAX_BATCH_ITEMS, MAX_N, MAX_SEQUENCES } from '../server/request-limits.js';
+import { U32_MAX } from '../util/rust-int-limits.js';
 import type { Endpoint } from './request-context.js';
 
-/** SMG reads token counts as `u32`. */
-const U32_MAX = 4_294_967_295;
 
 function invalid(message: string): GatewayError {
   return new GatewayError('invalid_body', message);

@@ -3,6 +3,7 @@
  * Unknown fields are ignored, as serde does; known fields are type-checked.
  */
 import { z } from 'zod';
+import { U32_MAX } from '../util/rust-int-limits.js';
 import { MAX_TIMER_SECS, timerLimitMessage } from '../util/timer-limit.js';
 import { RUNTIMES, WORKER_TYPES } from './worker.js';
 import { workerUrlSchema } from './worker-url.js';
@@ -37,7 +38,7 @@ export const workerSpecSchema = z
     runtime: lowerEnum(RUNTIMES).optional(),
     runtime_type: lowerEnum(RUNTIMES).optional(),
     labels: z.record(z.string(), z.string()).default({}),
-    priority: z.number().int().min(0).max(4294967295).default(50),
+    priority: z.number().int().min(0).max(U32_MAX).default(50),
     cost: z.number().min(0).default(1.0),
     api_key: z.string().min(1).optional(),
     bootstrap_port: z.number().int().min(1).max(65535).nullable().optional(),
@@ -66,7 +67,7 @@ export function parseWorkerSpec(input: unknown): SpecResult {
 
 /** WorkerUpdateRequest for PATCH: the mutable fields only. */
 export const workerPatchSchema = z.object({
-  priority: z.number().int().min(0).max(4294967295).optional(),
+  priority: z.number().int().min(0).max(U32_MAX).optional(),
   cost: z.number().min(0).optional(),
   labels: z.record(z.string(), z.string()).optional(),
   api_key: z.string().min(1).optional(),
