@@ -25,7 +25,9 @@ export interface PrefillAdmissionConfig {
 
 /**
  * One placement try. Given whether a worker still has room, returns the chosen worker or
- * undefined (wait). Must be synchronous: the reservation follows in the same tick.
+ * undefined (wait). Throws when the request can never place (e.g. its pinned worker left): the
+ * waiter is failed with that error and leaves the queue, so it cannot hold the head. Must be
+ * synchronous: the reservation follows in the same tick.
  */
 export type PlaceFn = (hasRoom: (w: Worker) => boolean) => Worker | undefined;
 
@@ -86,7 +88,12 @@ export class PrefillAdmission {
   /** Places now when nobody waits and a worker has room; otherwise queues (FIFO). */
   acquire(place: PlaceFn, signal: AbortSignal): Promise<PrefillSlot> {
     if (this.#queue.length === 0) {
-      const worker = place(this.#hasRoom);
+      let worker: Worker | undefined;
+      try {
+        worker = place(this.#hasRoom);
+      } catch (err) {
+        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      }
       if (worker) {
         this.metrics.pdPrefillAdmissionWait.observe(0);
         return Promise.resolve(this.#reserve(worker));
@@ -177,7 +184,15 @@ export class PrefillAdmission {
         this.#queue.shift();
         continue;
       }
-      const worker = head.place(this.#hasRoom);
+      let worker: Worker | undefined;
+      try {
+        worker = head.place(this.#hasRoom);
+      } catch (err) {
+        // This head can never place: fail it and let the next one try.
+        head.cancel();
+        head.reject(err);
+        continue;
+      }
       if (!worker) break;
       head.resolve(this.#reserve(worker));
     }

@@ -67,21 +67,36 @@ export class PdRouter implements Router {
   /**
    * The prefill worker through admission: placed now or after a FIFO wait. Placement re-reads
    * the candidates and runs the policy over the workers with room, all in one synchronous step.
-   * Under `consistent_hashing` a strict `x-smg-target-worker` waits for exactly that worker; other
-   * policies ignore the header (only SMG's consistent_hashing reads it).
+   * Under `consistent_hashing` a strict `x-smg-target-worker` waits only while its worker is
+   * eligible and merely full; other policies ignore the header (only SMG's consistent_hashing
+   * reads it).
    */
   async #admitPrefill(ctx: RequestContext, admission: PrefillAdmission): Promise<PrefillSlot> {
     const first = this.#candidates(ctx, 'prefill');
     // No healthy prefill worker at all keeps the old answer and is not queued.
     if (!first.some((w) => w.isHealthy)) throw selectionFailed(`No available prefill workers for model '${ctx.model}'`);
+    // A pin that can never place is answered now: queued, it would hold the FIFO head (and every
+    // request behind it) until the queue timeout, though other workers have free slots.
+    this.#strictPrefillTarget(ctx, first);
     return admission.acquire((hasRoom) => {
       const candidates = this.deps.registry.forModel(ctx.model, 'prefill');
-      if (ctx.targetWorker !== undefined && this.deps.prefillPolicies.forModel(ctx.model).name === 'consistent_hashing') {
-        const target = candidates[ctx.targetWorker];
-        return target && hasRoom(target) ? this.#pick(ctx, 'prefill', candidates) : undefined;
-      }
+      const target = this.#strictPrefillTarget(ctx, candidates);
+      if (target !== undefined) return hasRoom(target) ? this.#pick(ctx, 'prefill', candidates) : undefined;
       return this.#pick(ctx, 'prefill', candidates.filter(hasRoom));
     }, ctx.signal);
+  }
+
+  /**
+   * The prefill worker a strict `x-smg-target-worker` pin names, undefined when the request is
+   * not pinned. Throws SMG's target-worker miss (`server_selection_failed`) when the pin names
+   * no eligible worker, with consistent_hashing's own test (ready, not overloaded), so a miss
+   * here is a miss in the policy too.
+   */
+  #strictPrefillTarget(ctx: RequestContext, candidates: readonly Worker[]): Worker | undefined {
+    if (ctx.targetWorker === undefined || this.deps.prefillPolicies.forModel(ctx.model).name !== 'consistent_hashing') return undefined;
+    const target = candidates[ctx.targetWorker];
+    if (target?.isHealthyAndEligible() !== true) throw selectionFailed(`x-smg-target-worker names no available prefill worker for model '${ctx.model}'`);
+    return target;
   }
 
   /**

@@ -120,6 +120,36 @@ test('a strict target waits for that worker even when others have room', async (
   void b;
 });
 
+test('a waiter whose placement throws is failed and leaves the head to the next waiter', async () => {
+  const { admission, add } = setup(1);
+  const a = add('a');
+  const held = await admission.acquire(firstWithRoom(() => [a]), never);
+  // A pinned request whose worker stops being eligible while it waits can never place.
+  let targetGone = false;
+  const miss = new GatewayError('server_selection_failed', 'pin names no available worker');
+  const pinned = admission.acquire((hasRoom) => {
+    if (targetGone) throw miss;
+    return hasRoom(a) ? a : undefined;
+  }, never);
+  const behind = admission.acquire(firstWithRoom(() => [a]), never);
+  assert.equal(admission.queued, 2);
+  targetGone = true;
+  held.release(); // wakes the head: it throws, so the waiter behind it takes the slot
+  await assert.rejects(pinned, (err) => err === miss);
+  const slot = await behind;
+  assert.equal(slot.worker, a);
+  assert.equal(admission.queued, 0);
+  slot.release();
+  assert.equal(admission.inflight(a), 0);
+});
+
+test('a placement that throws on arrival is refused at once, never queued', async () => {
+  const { admission } = setup(1);
+  const miss = new GatewayError('server_selection_failed', 'pin names no available worker');
+  await assert.rejects(admission.acquire(() => { throw miss; }, never), (err) => err === miss);
+  assert.equal(admission.queued, 0);
+});
+
 test('removing a worker resets its gauge series', async () => {
   const { admission, add, registry, metrics } = setup(2);
   const a = add('a');
