@@ -29,6 +29,8 @@ export const ERROR_CATALOG = {
   call_upstream_connection_failed: 500,
   call_upstream_status_error: 500,
   upstream_stream_failed: 502,
+  // SMG's answer when a worker's body outgrows what the gateway buffers (router.rs); not retried.
+  upstream_response_too_large: 502,
   no_workers: 503,
   no_available_workers: 503,
   admission_queue_timeout: 503,

@@ -5,8 +5,8 @@
  */
 import type { Dispatcher } from 'undici';
 import type { Lease } from '../admission/lease.js';
-import type { GatewayError } from '../errors/gateway-error.js';
-import { classifyTransportError } from '../upstream/errors.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { classifyTransportError, UpstreamBodyTooLargeError } from '../upstream/errors.js';
 import { AttemptSignal, readBodyText, sendUpstream } from '../upstream/forward.js';
 import { buildUpstreamHeaders } from '../upstream/headers.js';
 import type { UpstreamPools } from '../upstream/pools.js';
@@ -78,6 +78,12 @@ export function closeLeg(h: LegHandle, reason: string): void {
 
 /** The failure of a leg whose 2xx body failed before the gateway relayed any of it. */
 export function bodyFailure(h: LegHandle, err: unknown): LegFailure {
+  if (err instanceof UpstreamBodyTooLargeError) {
+    // The gateway's own buffering limit, not the worker's fault: a retry would rerun the same
+    // generation and hit it again, and the worker's breaker must not be charged.
+    const error = new GatewayError('upstream_response_too_large', `The ${h.leg} worker's answer is larger than the ${err.limit} bytes the gateway buffers to read it whole (a non-streamed PD answer with logprobs, or a prefill answer); not retried. Ask for less output, or stream the request`, { retryable: false });
+    return { ok: false, error, outcome: 'neutral', aborted: false };
+  }
   // Aborted by us (partner failed, client left): not this worker's fault.
   const aborted = h.signal.signal.aborted && !h.signal.deadlinePassed;
   const detail = err instanceof Error ? err.message : String(err);

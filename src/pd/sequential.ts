@@ -7,7 +7,6 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Lease } from '../admission/lease.js';
-import { GatewayError } from '../errors/gateway-error.js';
 import type { AttemptResult } from '../routing/retry.js';
 import type { RequestContext } from '../routing/request-context.js';
 import type { JsonObject } from '../server/body.js';
@@ -15,7 +14,7 @@ import { readBodyText } from '../upstream/forward.js';
 import type { Worker } from '../workers/worker.js';
 import { relayDecode } from './decode-relay.js';
 import { connectorFor, mintTransferId, mooncakeDecodeParams, mooncakePrefillParams, NIXL_PREFILL_PARAMS, type ConnectorPlan } from './kv-transfer.js';
-import { closeLeg, legFailure, startLeg } from './leg.js';
+import { bodyFailure, closeLeg, legFailure, startLeg } from './leg.js';
 import type { Pair, PdDeps } from './parallel.js';
 import { hasMultimodalInput, samplingN, sanitizePrefill } from './sanitize.js';
 import { shouldSkipPrefill } from './skip-prefill.js';
@@ -71,11 +70,10 @@ export async function dispatchSequential(ctx: RequestContext, pair: Pair, res: S
     try {
       text = await readBodyText(head.response.body);
     } catch (err) {
-      closeLeg(p, 'read failed');
-      if (ctx.signal.aborted) return { kind: 'done' };
-      p.worker.circuit.record('failure');
-      const error = new GatewayError('prefill_read_failed', `prefill answer could not be read: ${(err as Error).message}`);
-      return { kind: 'retry', reason: error.code, error };
+      if (ctx.signal.aborted) return (closeLeg(p, 'client left'), { kind: 'done' });
+      // The leg's own classification: a transport failure is retried and charged to the worker,
+      // the gateway's buffering limit is neither.
+      return legFailure(p, bodyFailure(p, err));
     }
     p.worker.circuit.record('success');
     metrics.pdPrefillDuration.observe(labels, (performance.now() - p.sentAt) / 1000);

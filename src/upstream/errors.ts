@@ -8,6 +8,19 @@ export class UpstreamDeadlineError extends Error {
   override name = 'UpstreamDeadlineError';
 }
 
+/**
+ * A worker's answer outgrew what the gateway itself will buffer (`readBodyText`'s limit). The
+ * worker did nothing wrong and a retry would only regenerate the same answer, so this is never
+ * classified as a transport failure.
+ */
+export class UpstreamBodyTooLargeError extends Error {
+  override name = 'UpstreamBodyTooLargeError';
+
+  constructor(readonly limit: number) {
+    super(`upstream body larger than ${limit} bytes`);
+  }
+}
+
 export type TransportFailure = 'timeout' | 'connection';
 
 export function classifyTransportError(err: unknown): TransportFailure {

@@ -7,7 +7,7 @@ import type { Dispatcher, Pool } from 'undici';
 import { GatewayError } from '../errors/gateway-error.js';
 import { endWithError, markEventStream, sendError } from '../errors/respond.js';
 import { relayResponseHeaders } from './headers.js';
-import { UpstreamDeadlineError } from './errors.js';
+import { UpstreamBodyTooLargeError, UpstreamDeadlineError } from './errors.js';
 
 /**
  * One attempt's abort signal: fires when the client goes away or when the gateway's request
@@ -155,7 +155,10 @@ export function relayResponse(
   });
 }
 
-/** Reads a whole upstream body (cold paths: discovery, admin fan-outs). */
+/**
+ * Reads a whole upstream body (cold paths: discovery, admin fan-outs; PD prefill bodies and
+ * logprob merges). Over `limit` it throws `UpstreamBodyTooLargeError`, the gateway's own limit.
+ */
 export async function readBodyText(body: Dispatcher.ResponseData['body'], limit = 16 * 1024 * 1024): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -163,7 +166,7 @@ export async function readBodyText(body: Dispatcher.ResponseData['body'], limit 
     size += chunk.length;
     if (size > limit) {
       body.destroy();
-      throw new Error(`upstream body larger than ${limit} bytes`);
+      throw new UpstreamBodyTooLargeError(limit);
     }
     chunks.push(chunk);
   }
