@@ -178,5 +178,6 @@ async function failBeforeBytes(input: DecodeRelayInput, prefillText: Promise<unk
   if (!prefillCaused) return { kind: 'failed', failure };
   const reason = (input.decode.signal.signal.reason as Error | undefined)?.message ?? 'prefill failed';
   const error = new GatewayError('prefill_error', `The prefill leg failed before the decode answered: ${reason}`, { status: 502 });
-  return { kind: 'failed', failure: { ok: false, error, outcome: 'neutral', aborted: true } };
+  // drainPrefill's `fail` aborted the decode and already counted and logged this pair's failure.
+  return { kind: 'failed', failure: { ok: false, error, outcome: 'neutral', aborted: true, reported: true } };
 }

@@ -18,7 +18,17 @@ import { legBodyError, legStatusError, legTransportError, type PdLeg } from './l
 
 export type LegHead =
   | { ok: true; response: Dispatcher.ResponseData }
-  | { ok: false; error: GatewayError; outcome: Outcome; aborted: boolean };
+  | {
+      ok: false;
+      error: GatewayError;
+      outcome: Outcome;
+      aborted: boolean;
+      /**
+       * Already counted in `smg_pd_bootstrap_failures_total` and logged where it was detected
+       * (the prefill drain), so the attempt's failure path must not count it again.
+       */
+      reported?: boolean;
+    };
 
 export type LegFailure = LegHead & { ok: false };
 

@@ -128,6 +128,8 @@ export async function dispatchParallel(ctx: RequestContext, pair: Pair, res: Ser
 function failPair(ctx: RequestContext, failed: LegHandle, failure: LegFailure, deps: PdDeps): AttemptResult {
   const result = legFailure(failed, failure);
   if (ctx.signal.aborted) return { kind: 'done' };
+  // One failed pair is one count and one warning, wherever it was first seen.
+  if (failure.reported === true) return result;
   deps.metrics.pdBootstrapFailures.inc();
   deps.logger.warn({ leg: failed.leg, worker: failed.worker.url, requestId: ctx.requestId, err: failure.error.message }, 'PD leg failed');
   return result;

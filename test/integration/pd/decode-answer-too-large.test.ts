@@ -3,8 +3,6 @@
 // the gateway's limit, not a worker failure: answered 502 upstream_response_too_large (SMG's
 // code for it), not retried (a retry reruns the whole generation), and no breaker is charged.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import {
   assertNoLeakedLoad,
@@ -16,49 +14,16 @@ import {
 } from '../../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../../helpers/http.js';
 import type { Gateway } from '../../../src/server/gateway.js';
+import { startFakeSglang, type FakeSglang } from '../../helpers/fake-sglang.js';
 
 const MODEL = 'big-model';
 const GATEWAY_BUFFER_LIMIT = 16 * 1024 * 1024;
 
-interface FakeEngine {
-  url: string;
-  /** Requests received on /generate. */
-  generates: number;
-  close(): Promise<void>;
-}
-
-/** A tiny SGLang-looking engine whose /generate answers `answer` (200, JSON). */
-async function startFakeEngine(answer: Buffer): Promise<FakeEngine> {
-  const server: Server = createServer((req, res) => {
-    const path = (req.url ?? '').split('?')[0];
-    req.resume();
-    const json = (body: Buffer | string): void => {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
-    };
-    if (path === '/generate') {
-      engine.generates += 1;
-      return json(answer);
-    }
-    if (path === '/v1/models')
-      return json(
-        JSON.stringify({
-          object: 'list',
-          data: [{ id: MODEL, object: 'model', owned_by: 'sglang' }],
-        }),
-      );
-    json('{}');
+/** A fake SGLang engine whose /generate answers `answer` (200, JSON). */
+function startAnswering(answer: Buffer): Promise<FakeSglang> {
+  return startFakeSglang(MODEL, (res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(answer);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const engine: FakeEngine = {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    generates: 0,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-  return engine;
 }
 
 const prefillAnswer = Buffer.from(
@@ -72,13 +37,13 @@ const hugeDecodeAnswer = Buffer.from(
   }),
 );
 
-let prefill: FakeEngine;
-let decode: FakeEngine;
+let prefill: FakeSglang;
+let decode: FakeSglang;
 let gateway: Gateway;
 
 before(async () => {
-  prefill = await startFakeEngine(prefillAnswer);
-  decode = await startFakeEngine(hugeDecodeAnswer);
+  prefill = await startAnswering(prefillAnswer);
+  decode = await startAnswering(hugeDecodeAnswer);
   // Retries on (the default), so a retried answer would show as a second decode request.
   gateway = await startTestGateway([
     '--pd-disaggregation',
