@@ -39,13 +39,8 @@ export const DELIBERATE_DEVIATIONS: readonly Deviation[] = [
   },
   {
     title: 'A `--health-check-endpoint` without `/` gets one',
-    text: "SMG appends the path to the worker URL as typed, so `health` makes every probe fail; Switchyard probes `/health` and logs a warning.",
+    text: 'SMG appends the path to the worker URL as typed, so `health` makes every probe fail; Switchyard probes `/health` and logs a warning.',
     doc: 'docs/configuration.md (Health checks and worker lifecycle)',
-  },
-  {
-    title: 'Routing headers are validated',
-    text: 'A malformed `x-smg-routing-key`, `x-smg-routing-tokens` or `x-smg-target-worker` is a 400, where SMG ignores it.',
-    doc: 'docs/api.md (Routing headers)',
   },
   {
     title: 'Errors are JSON envelopes',
@@ -56,5 +51,40 @@ export const DELIBERATE_DEVIATIONS: readonly Deviation[] = [
     title: 'PD leg errors keep the upstream status',
     text: 'A prefill or decode 429/408/504 is relayed as such with a leg-specific code, where SMG answers 500.',
     doc: 'docs/api.md (PD leg errors)',
+  },
+  {
+    title: "A worker with its own key never receives the client's `Authorization`",
+    text: "A worker gets its own `api_key`, else `--api-key`; the client's header reaches a worker only when neither exists and it is not one of the gateway's keys. In SMG the client's header wins, which hands the gateway's own key to every worker.",
+    doc: 'docs/configuration.md (Authentication), docs/security.md',
+  },
+  {
+    title: 'Malformed `--control-plane-api-keys` entries stop startup',
+    text: 'SMG logs a warning and skips a malformed entry; Switchyard exits 2 naming the entry (never the key), and also refuses a control-plane key equal to `--api-key`, which would open the admin routes to every inference client.',
+    doc: 'docs/configuration.md (Authentication)',
+  },
+  {
+    title: 'Request bodies are typed and bounded a little differently',
+    text: 'Chat `n` may go up to 128 (SMG: 10), a completions `prompt` may be token ids and `/generate` `text` a list (SGLang batches), and a request without `model` or `prompt` is forwarded; bodies nest at most 128 levels (SMG refuses at 128).',
+    doc: 'docs/api.md (Request limits and validation)',
+  },
+  {
+    title: 'The concurrency permit is taken after the body is read',
+    text: 'SMG admits before reading the body; Switchyard reads it first (under `--request-body-timeout-secs`), so clients that stall their bodies cannot hold every `--max-concurrent-requests` permit.',
+    doc: 'docs/reliability.md (Gateway concurrency limit)',
+  },
+  {
+    title: 'Worker `x-smg-*` response headers are not relayed',
+    text: "Those headers are the gateway's statements about its own answer (error code, routed worker), so a worker's copy is dropped and never counted as the gateway's error code.",
+    doc: 'docs/api.md (Response headers), docs/security.md',
+  },
+  {
+    title: 'PD `/health_generate` probes the first available pair',
+    text: 'SMG lets the leg policies choose the pair; Switchyard takes the first available prefill and decode worker, so a probe never moves round-robin or cache state. In IGW mode the probe and the info routes keep the first-available-worker behaviour.',
+    doc: 'docs/api.md (Proxied GET routes)',
+  },
+  {
+    title: '`--health-check-port 0` binds an ephemeral port',
+    text: 'As `--port 0` here; SMG refuses 0.',
+    doc: 'docs/configuration.md, docs/operations.md',
   },
 ];
