@@ -20,16 +20,21 @@ export interface RawRequest {
 }
 
 /**
- * Opens a raw connection and sends a `POST /v1/completions` head announcing the whole of
- * COMPLETION_BODY but only its first `sent` bytes. A guard closes it if the gateway never
- * answers, so a gateway without a body deadline fails the test instead of hanging it.
+ * Opens a raw connection and sends a `POST` head (to `/v1/completions` unless told otherwise)
+ * announcing the whole of `body` but only its first `sent` bytes. A guard closes it if the
+ * gateway never answers, so a gateway without a body deadline fails the test instead of hanging.
  */
-export function partialRequest(gateway: Gateway, sent: number): RawRequest {
+export function partialRequest(
+  gateway: Gateway,
+  sent: number,
+  path = '/v1/completions',
+  body = COMPLETION_BODY,
+): RawRequest {
   const { hostname, port } = new URL(gateway.url);
   const socket = connect(Number(port), hostname);
   socket.write(
-    `POST /v1/completions HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\n` +
-      `content-length: ${Buffer.byteLength(COMPLETION_BODY)}\r\n\r\n${COMPLETION_BODY.slice(0, sent)}`,
+    `POST ${path} HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, sent)}`,
   );
   const answer = new Promise<string>((resolve) => {
     let text = '';

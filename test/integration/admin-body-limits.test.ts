@@ -2,10 +2,10 @@
 // 128-level nesting limit. A worker spec is echoed by GET /workers, so a spec nested past what
 // JSON.stringify can walk would otherwise break the listing for every operator.
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
 import type { Gateway } from '../../src/server/gateway.js';
 import { startTestGateway } from '../helpers/gateway.js';
+import { assertBodyTimeout, partialRequest } from '../helpers/slow-clients.js';
 
 let gateway: Gateway;
 
@@ -47,21 +47,6 @@ test('a worker spec or patch that is not UTF-8 is 400', async () => {
 });
 
 test('an admin body still incomplete at the deadline is 408 request_body_timeout', async () => {
-  const { hostname, port } = new URL(gateway.url);
-  const socket = connect(Number(port), hostname);
-  socket.write(
-    `POST /workers HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"url":`,
-  );
-  const answer = await new Promise<string>((resolve) => {
-    let text = '';
-    const guard = setTimeout(() => socket.destroy(), 20_000);
-    socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      clearTimeout(guard);
-      resolve(text);
-    });
-  });
-  assert.match(answer, /^HTTP\/1\.1 408 /);
-  assert.match(answer, /request_body_timeout/);
+  const spec = JSON.stringify({ url: 'http://127.0.0.1:1' });
+  assertBodyTimeout(await partialRequest(gateway, 7, '/workers', spec).answer);
 });
