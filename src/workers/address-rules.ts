@@ -50,6 +50,24 @@ export function forbiddenAddressMessage(address: string, via?: string): string {
   return `must not point at a link-local or cloud metadata address (${where})`;
 }
 
+/**
+ * Why `address` may not be a worker's address, or undefined when it may: forbidden ranges first,
+ * then the `--worker-allow-cidr` fence when one is set. `via` names the host that resolved to it.
+ * Used at registration and again whenever a connection to a worker is opened.
+ */
+export function addressRefusal(
+  address: string,
+  allow: CidrSet | undefined,
+  via?: string,
+): string | undefined {
+  if (isForbiddenAddress(address)) return forbiddenAddressMessage(address, via);
+  if (allow && !allow.contains(address)) {
+    const where = via === undefined ? address : `${via} resolves to ${address}`;
+    return `must be inside --worker-allow-cidr (${where})`;
+  }
+  return undefined;
+}
+
 /** A set of CIDR ranges (`10.0.0.0/8`, `fd00::/8`; a bare address is one host). */
 export class CidrSet {
   readonly #list = new BlockList();

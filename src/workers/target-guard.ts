@@ -7,7 +7,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { CidrSet, familyOf, forbiddenAddressMessage, isForbiddenAddress } from './address-rules.js';
+import { addressRefusal, CidrSet, familyOf } from './address-rules.js';
 import { parseWorkerUrl } from './worker-url.js';
 
 /** One socket the gateway listens on, with the port it actually bound (tests listen on 0). */
@@ -76,14 +76,8 @@ export class WorkerTargetGuard {
     if (addresses.length === 0) return { kind: 'unresolved' };
     const via = literal ? undefined : host;
     for (const address of addresses) {
-      if (isForbiddenAddress(address))
-        return { kind: 'refused', reason: forbiddenAddressMessage(address, via) };
-      if (this.#allow && !this.#allow.contains(address)) {
-        return {
-          kind: 'refused',
-          reason: `must be inside --worker-allow-cidr (${via === undefined ? address : `${via} resolves to ${address}`})`,
-        };
-      }
+      const refusal = addressRefusal(address, this.#allow, via);
+      if (refusal !== undefined) return { kind: 'refused', reason: refusal };
       const own = await this.#ownListenerAt(address, port);
       if (own) {
         return {
