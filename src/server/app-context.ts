@@ -1,4 +1,5 @@
 /** What every HTTP handler may use: the gateway's parts, wired once at startup. */
+import type { Dispatcher } from 'undici';
 import type { ConcurrencyLimiter } from '../admission/concurrency-limiter.js';
 import type { GatewayConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
@@ -16,6 +17,8 @@ export interface AppContext {
   readonly workers: WorkerService;
   readonly router: Router;
   readonly pools: UpstreamPools;
+  /** The guarded Agent for calls to workers made outside the pools (fan-outs, probes). */
+  readonly workerDispatcher: Dispatcher;
   readonly metrics: GatewayMetrics;
   readonly logger: Logger;
   readonly aliases: ReadonlyMap<string, string>;

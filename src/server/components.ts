@@ -2,6 +2,7 @@
  * Builds every long-lived part of a gateway from its validated config and wires the parts to
  * each other. Owns no sockets: `gateway.ts` listens and shuts down.
  */
+import { Agent } from 'undici';
 import { ConcurrencyLimiter } from '../admission/concurrency-limiter.js';
 import { PrefillAdmission } from '../admission/prefill-admission.js';
 import { DecodeAdmission } from '../admission/decode-admission.js';
@@ -23,12 +24,15 @@ import { HealthChecker } from '../workers/health.js';
 import { LoadMonitor, type OverloadThresholds } from '../workers/load-monitor.js';
 import { WorkerRegistry } from '../workers/registry.js';
 import { WorkerService } from '../workers/service.js';
-import { WorkerTargetGuard } from '../workers/target-guard.js';
+import { WorkerConnectGuard } from '../workers/connect-guard.js';
+import { WorkerTargetGuard, type HostLookup } from '../workers/target-guard.js';
 
 export interface ComponentOptions {
   logger?: Logger;
   random?: Random;
   clock?: Clock;
+  /** Resolves worker host names at registration and when connections open (tests inject one). */
+  lookup?: HostLookup;
 }
 
 export interface Components {
@@ -36,6 +40,8 @@ export interface Components {
   metrics: GatewayMetrics;
   registry: WorkerRegistry;
   pools: UpstreamPools;
+  /** Calls to workers outside the pools (probes, load polls, fan-outs); same connect-time guard. */
+  workerDispatcher: Agent;
   policies: PolicyRegistry;
   router: Router;
   workers: WorkerService;
@@ -80,10 +86,15 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
   const random = opts.random ?? mathRandom;
   const metrics = new GatewayMetrics();
   const registry = new WorkerRegistry(metrics);
+  // Registration judges a worker's address once; a name can resolve elsewhere later (DNS
+  // rebinding), so every connection to a worker is judged again when it opens.
+  const connectGuard = new WorkerConnectGuard({ allowCidrs: config.workerAllowCidr, lookup: opts.lookup, logger, clock });
   const pools = new UpstreamPools({
     idleTimeoutMs: config.upstreamPoolIdleTimeoutSecs * 1000,
     requestTimeoutMs: config.requestTimeoutSecs * 1000,
+    lookup: connectGuard.lookup,
   });
+  const workerDispatcher = new Agent({ connect: { lookup: connectGuard.lookup, timeout: 10_000 } });
   const policyDeps = { random, clock, metrics, logger, config: policyConfigFrom(config), stickyOverride: config.routingKeyOverride };
   const policies = new PolicyRegistry(config.policy, policyDeps, registry);
   const common = {
@@ -142,7 +153,7 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     timeoutMs: config.cbTimeoutDurationSecs * 1000,
     disabled: config.disableCircuitBreaker,
   }, clock, metrics);
-  const targets = new WorkerTargetGuard({ allowCidrs: config.workerAllowCidr });
+  const targets = new WorkerTargetGuard({ allowCidrs: config.workerAllowCidr, lookup: opts.lookup });
   const workers = new WorkerService(registry, pools, {
     startupDelaySecs: config.workerStartupDelay,
     startupCheckIntervalSecs: config.workerStartupCheckInterval,
@@ -153,7 +164,7 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     drainSettleSecs: config.drainSettleSecs,
     defaultApiKey: config.apiKey,
     dpAware: config.dpAware,
-  }, logger, makeCircuit, targets);
+  }, logger, makeCircuit, targets, workerDispatcher);
   const health = new HealthChecker({
     intervalSecs: config.healthCheckIntervalSecs,
     timeoutSecs: config.healthCheckTimeoutSecs,
@@ -162,10 +173,10 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     failureThreshold: config.healthFailureThreshold,
     disabled: config.disableHealthCheck,
     removeUnhealthy: config.removeUnhealthyWorkers,
-  }, registry, metrics, logger, (w) => workers.remove(w.id, w.url));
+  }, registry, metrics, logger, (w) => workers.remove(w.id, w.url), workerDispatcher);
   const overload = overloadThresholdsFrom(config);
   const loadMonitor = needsLoadMonitor(config, overload)
-    ? new LoadMonitor({ intervalSecs: config.loadMonitorInterval, engineMetrics: config.engineMetrics, overload }, registry, metrics, clock)
+    ? new LoadMonitor({ intervalSecs: config.loadMonitorInterval, engineMetrics: config.engineMetrics, overload }, registry, metrics, clock, workerDispatcher)
     : undefined;
   const limiter = config.maxConcurrentRequests > 0
     ? new ConcurrencyLimiter({
@@ -176,5 +187,5 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
       refillPerSec: config.rateLimitTokensPerSecond === 0 ? undefined : config.rateLimitTokensPerSecond,
     }, metrics, clock)
     : undefined;
-  return { logger, metrics, registry, pools, policies, router, workers, targets, health, loadMonitor, limiter, prefillAdmission, decodeAdmission };
+  return { logger, metrics, registry, pools, workerDispatcher, policies, router, workers, targets, health, loadMonitor, limiter, prefillAdmission, decodeAdmission };
 }

@@ -61,7 +61,7 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
   const parts = buildComponents(config, opts);
   const { logger, metrics, registry, workers, router, pools, health, loadMonitor, limiter, policies } = parts;
   const app: AppContext = {
-    config, registry, workers, router, pools, metrics, logger, limiter,
+    config, registry, workers, router, pools, metrics, logger, limiter, workerDispatcher: parts.workerDispatcher,
     aliases: aliasMap(config.modelAlias), draining: false,
     auth: new GatewayAuth(config.apiKey, config.controlPlaneApiKeys), hop: new HopMarker(),
   };
@@ -129,6 +129,7 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
       new Promise<void>((resolve) => metricsServer.close(() => resolve())),
       new Promise<void>((resolve) => (probeServer ? probeServer.close(() => resolve()) : resolve())),
       pools.closeAll(),
+      parts.workerDispatcher.destroy().catch(() => undefined),
     ]);
   };
 

@@ -2,6 +2,7 @@
  * One undici Pool per worker origin. A Pool gives per-worker connection stats and a clean
  * close when the worker leaves; logical workers that share an origin (DP ranks) share a pool.
  */
+import type { LookupFunction } from 'node:net';
 import { Pool } from 'undici';
 import { MAX_TIMER_MS } from '../util/timer-limit.js';
 
@@ -19,6 +20,8 @@ export interface PoolOptions {
   idleTimeoutMs: number;
   /** Upper bound on waiting for a response head and between body chunks. */
   requestTimeoutMs: number;
+  /** Resolves worker host names for new connections and refuses forbidden addresses (connect-guard.ts). */
+  lookup: LookupFunction;
 }
 
 interface Entry {
@@ -46,6 +49,7 @@ export class UpstreamPools {
           headersTimeout: this.opts.requestTimeoutMs,
           bodyTimeout: this.opts.requestTimeoutMs,
           connectTimeout: 10_000,
+          connect: { lookup: this.opts.lookup },
         }),
         refs: 0,
       };

@@ -3,6 +3,7 @@
  * worker has its own timer chain (probes never overlap for one worker); a removed worker's
  * chain stops.
  */
+import type { Dispatcher } from 'undici';
 import type { Logger } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { probeHealth } from './discovery/metadata.js';
@@ -49,6 +50,8 @@ export class HealthChecker {
     private readonly logger: Logger,
     /** Called when a worker reaches `failed` and `--remove-unhealthy-workers` is on. */
     private readonly removeWorker: (worker: Worker) => void,
+    /** The gateway's guarded worker Agent (connect-guard.ts): probes reach only allowed addresses. */
+    private readonly dispatcher: Dispatcher,
   ) {
     registry.on('added', (w) => this.start(w));
     registry.on('replaced', (prev, next) => {
@@ -104,7 +107,11 @@ export class HealthChecker {
     // A draining worker is leaving: its health no longer matters to anyone.
     if (worker.status === 'draining') return;
     const s = this.#settings(worker);
-    const ok = await probeHealth(worker.upstreamUrl(s.endpoint), { timeoutMs: s.timeoutSecs * 1000, apiKey: worker.apiKey });
+    const ok = await probeHealth(worker.upstreamUrl(s.endpoint), {
+      timeoutMs: s.timeoutSecs * 1000,
+      apiKey: worker.apiKey,
+      dispatcher: this.dispatcher,
+    });
     const tracked = this.#tracked.get(worker);
     if (!tracked || tracked.stopped) return;
     this.metrics.workerHealthChecks.inc({ worker_type: worker.type, result: ok ? 'success' : 'failure' });

@@ -5,7 +5,7 @@
  * `--engine-metrics`, the `smg_engine_*` gauges. A report older than three intervals is dropped,
  * so a worker whose polls fail looks "unknown", never idle.
  */
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { Clock } from '../util/clock.js';
 import { workerCallHeaders } from '../upstream/headers.js';
@@ -45,6 +45,8 @@ export class LoadMonitor {
     private readonly registry: WorkerRegistry,
     private readonly metrics: GatewayMetrics,
     private readonly clock: Clock,
+    /** The gateway's guarded worker Agent (connect-guard.ts): polls reach only allowed addresses. */
+    private readonly dispatcher: Dispatcher,
   ) {
     this.#engineGauges = new EngineGauges(metrics);
     registry.on('removed', (worker) => this.#engineGauges.clear(worker.key));
@@ -123,7 +125,11 @@ export class LoadMonitor {
     const headers = workerCallHeaders(worker.apiKey);
     const get = async (path: string): Promise<{ status: number; text: string } | undefined> => {
       try {
-        const res = await request(worker.upstreamUrl(path), { headers, signal: AbortSignal.timeout(timeoutMs) });
+        const res = await request(worker.upstreamUrl(path), {
+          dispatcher: this.dispatcher,
+          headers,
+          signal: AbortSignal.timeout(timeoutMs),
+        });
         return { status: res.statusCode, text: await res.body.text() };
       } catch {
         return undefined;

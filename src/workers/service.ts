@@ -3,6 +3,7 @@
  * (probe until the worker answers, discover its metadata, activate), updates, and removal
  * through `draining`. Replies and job records follow SMG's shapes (smg-core.md §3.4).
  */
+import type { Dispatcher } from 'undici';
 import type { Logger } from '../observability/logger.js';
 import type { UpstreamPools } from '../upstream/pools.js';
 import { sleep } from '../util/clock.js';
@@ -54,6 +55,8 @@ export class WorkerService {
     private readonly logger: Logger,
     private readonly makeCircuit: CircuitFactory,
     private readonly targets: WorkerTargetGuard,
+    /** The gateway's guarded worker Agent (connect-guard.ts), for registration probes. */
+    private readonly dispatcher: Dispatcher,
   ) {}
 
   /**
@@ -185,7 +188,7 @@ export class WorkerService {
     this.#setJob(workerId, type, spec.url, 'processing', 'Waiting for the worker to answer');
     const deadline = performance.now() + cfg.startupTimeoutSecs * 1000;
     const healthDisabled = spec.health?.disable_health_check ?? cfg.healthDisabled;
-    const probe = { timeoutMs: cfg.healthTimeoutSecs * 1000, apiKey };
+    const probe = { timeoutMs: cfg.healthTimeoutSecs * 1000, apiKey, dispatcher: this.dispatcher };
     while (!healthDisabled) {
       await this.#assertAllowedTarget(spec.url);
       if (await probeHealth(spec.url + cfg.healthEndpoint, probe)) break;
@@ -198,7 +201,11 @@ export class WorkerService {
     signal.throwIfAborted();
     await this.#assertAllowedTarget(spec.url);
     const given = spec.runtime ?? spec.runtime_type;
-    const meta = await discoverMetadata(spec.url, given, { timeoutMs: DISCOVERY_TIMEOUT_MS, apiKey });
+    const meta = await discoverMetadata(spec.url, given, {
+      timeoutMs: DISCOVERY_TIMEOUT_MS,
+      apiKey,
+      dispatcher: this.dispatcher,
+    });
     signal.throwIfAborted();
     const labels = { ...meta.labels, ...spec.labels };
     const dpSize = this.config.dpAware ? dpSizeOf(spec.dp_size, labels.dp_size) : undefined;

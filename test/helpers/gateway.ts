@@ -6,9 +6,10 @@ import assert from 'node:assert/strict';
 import { parseFlags } from '../../src/cli/flag-parser.js';
 import { GATEWAY_FLAGS } from '../../src/config/gateway-flags.js';
 import { buildConfig } from '../../src/config/validate.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger, type Logger } from '../../src/observability/logger.js';
 import { startGateway, type Gateway } from '../../src/server/gateway.js';
 import type { Clock } from '../../src/util/clock.js';
+import type { HostLookup } from '../../src/workers/target-guard.js';
 import type { Random } from '../../src/util/random.js';
 
 const TEST_DEFAULTS = [
@@ -16,7 +17,7 @@ const TEST_DEFAULTS = [
   '--worker-startup-check-interval', '1', '--drain-settle-secs', '0', '--shutdown-grace-period-secs', '1',
 ];
 
-export async function startTestGateway(flags: string[] = [], opts: { random?: Random; clock?: Clock } = {}): Promise<Gateway> {
+export async function startTestGateway(flags: string[] = [], opts: { random?: Random; clock?: Clock; lookup?: HostLookup; logger?: Logger } = {}): Promise<Gateway> {
   const config = buildConfig(parseFlags([...TEST_DEFAULTS, ...flags], GATEWAY_FLAGS));
   return startGateway(config, { logger: silentLogger(), ...opts });
 }

@@ -28,6 +28,8 @@ export interface RecordingWorker {
   infoHeaders: OutgoingHttpHeaders;
   /** The requests to one path, oldest first. */
   to(path: string): RecordedRequest[];
+  /** Closes idle keep-alive connections, so the gateway's next call opens a new one. */
+  closeIdleConnections(): void;
   close(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ export async function startRecordingWorker(model = 'recorded-model'): Promise<Re
     completionHeaders: {},
     infoHeaders: {},
     to: (path) => requests.filter((r) => r.path === path),
+    closeIdleConnections: () => server.closeIdleConnections(),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

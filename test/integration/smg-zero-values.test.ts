@@ -3,7 +3,7 @@
 // timeout keeps the upstream connection, a 0 probe timeout fails every probe.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { request } from 'undici';
+import { getGlobalDispatcher, request } from 'undici';
 import { startSimWorker, type SimWorker } from '../../src/sim/index.js';
 import type { Gateway } from '../../src/server/gateway.js';
 import { probeHealth } from '../../src/workers/discovery/metadata.js';
@@ -85,8 +85,8 @@ test('--upstream-pool-idle-timeout-secs 0 keeps the upstream connection between 
 test('a probe with a 0 s timeout fails, even against a healthy worker (SMG: zero client timeout)', async () => {
   const worker = await startSimWorker({});
   cleanup.push(() => worker.close());
-  assert.equal(await probeHealth(`${worker.url}/health`, { timeoutMs: 1000 }), true);
+  assert.equal(await probeHealth(`${worker.url}/health`, { timeoutMs: 1000, dispatcher: getGlobalDispatcher() }), true);
   for (let i = 0; i < 5; i += 1) {
-    assert.equal(await probeHealth(`${worker.url}/health`, { timeoutMs: 0 }), false);
+    assert.equal(await probeHealth(`${worker.url}/health`, { timeoutMs: 0, dispatcher: getGlobalDispatcher() }), false);
   }
 });

@@ -6,7 +6,7 @@
  * only test one side of the pair.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { sendError, sendText } from '../../errors/respond.js';
 import { AttemptSignal } from '../../upstream/forward.js';
@@ -16,6 +16,7 @@ import { firstAvailable, workerHeaders } from './worker-proxy.js';
 
 /** Why probing one worker failed, worded as SMG's, or undefined when it answered 2xx. */
 async function probe(
+  dispatcher: Dispatcher,
   worker: Worker,
   role: 'Prefill' | 'Decode',
   headers: Record<string, string>,
@@ -23,6 +24,7 @@ async function probe(
 ): Promise<string | undefined> {
   try {
     const res = await request(worker.upstreamUrl('/health_generate'), {
+      dispatcher,
       method: 'GET',
       headers,
       signal,
@@ -61,8 +63,8 @@ export async function pdHealthGenerate(
   const attempt = new AttemptSignal(client.signal, app.config.requestTimeoutSecs * 1000);
   try {
     const failures = await Promise.all([
-      probe(prefill, 'Prefill', workerHeaders(prefill, req, app), attempt.signal),
-      probe(decode, 'Decode', workerHeaders(decode, req, app), attempt.signal),
+      probe(app.workerDispatcher, prefill, 'Prefill', workerHeaders(prefill, req, app), attempt.signal),
+      probe(app.workerDispatcher, decode, 'Decode', workerHeaders(decode, req, app), attempt.signal),
     ]);
     if (client.signal.aborted) return;
     const errors = failures.filter((f): f is string => f !== undefined);

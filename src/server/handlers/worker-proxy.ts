@@ -69,6 +69,7 @@ export function proxyGetToFirstWorker(path: string, pick: WorkerPick = firstAvai
 }
 
 async function callWorker(
+  app: AppContext,
   worker: Worker,
   method: 'GET' | 'POST',
   path: string,
@@ -76,6 +77,7 @@ async function callWorker(
 ): Promise<{ ok: boolean; status: number; json: unknown; error?: string }> {
   try {
     const res = await request(worker.upstreamUrl(path), {
+      dispatcher: app.workerDispatcher,
       method,
       headers: { ...headers, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
       body: method === 'POST' ? '{}' : null,
@@ -98,7 +100,7 @@ async function callWorker(
 /** `GET /get_loads`: polls every worker's `/v1/loads` now (SMG `WorkerLoadsResult`). */
 export async function getLoads(req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> {
   const workers = app.registry.all();
-  const results = await Promise.all(workers.map((w) => callWorker(w, 'GET', '/v1/loads?include=core,disagg,queues,memory', workerHeaders(w, req, app))));
+  const results = await Promise.all(workers.map((w) => callWorker(app, w, 'GET', '/v1/loads?include=core,disagg,queues,memory', workerHeaders(w, req, app))));
   const loads = workers.map((w, i) => {
     const r = results[i];
     return { worker: w.url, worker_type: w.type, ...(r?.ok ? { details: r.json } : { details: null, error: r?.error ?? 'unknown' }) };
@@ -110,7 +112,7 @@ export async function getLoads(req: IncomingMessage, res: ServerResponse, app: A
 /** `POST /flush_cache`: fans out to every HTTP worker (SMG `FlushCacheResult`). */
 export async function flushCache(req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> {
   const workers = app.registry.all();
-  const results = await Promise.all(workers.map((w) => callWorker(w, 'POST', '/flush_cache', workerHeaders(w, req, app))));
+  const results = await Promise.all(workers.map((w) => callWorker(app, w, 'POST', '/flush_cache', workerHeaders(w, req, app))));
   const successful: string[] = [];
   const failed: [string, string][] = [];
   workers.forEach((w, i) => {

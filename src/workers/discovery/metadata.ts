@@ -4,7 +4,7 @@
  * and the server-info fields that become labels (`max_running_requests`, `max_num_seqs`,
  * `disaggregation_mode`, `dp_size`, ...).
  */
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { workerCallHeaders } from '../../upstream/headers.js';
 import type { Runtime } from '../worker.js';
 
@@ -25,6 +25,8 @@ export interface DiscoveredMetadata {
 export interface ProbeOptions {
   timeoutMs: number;
   apiKey?: string | undefined;
+  /** The gateway's guarded worker Agent: re-checks the worker's resolved address per connection. */
+  dispatcher: Dispatcher;
 }
 
 type Json = Record<string, unknown>;
@@ -32,6 +34,7 @@ type Json = Record<string, unknown>;
 async function getJson(url: string, opts: ProbeOptions): Promise<{ status: number; json?: Json }> {
   try {
     const res = await request(url, {
+      dispatcher: opts.dispatcher,
       method: 'GET',
       headers: workerCallHeaders(opts.apiKey),
       headersTimeout: opts.timeoutMs,

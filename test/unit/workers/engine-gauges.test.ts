@@ -3,6 +3,7 @@
 // removed worker or a rank that stops reporting leaves no series behind.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { getGlobalDispatcher } from 'undici';
 import { GatewayMetrics } from '../../../src/observability/metrics.js';
 import { LoadMonitor } from '../../../src/workers/load-monitor.js';
 import type { RankLoad } from '../../../src/workers/load-snapshot.js';
@@ -34,6 +35,7 @@ function setup(): { metrics: GatewayMetrics; registry: WorkerRegistry; monitor: 
     registry,
     metrics,
     new FakeClock(),
+    getGlobalDispatcher(),
   );
   return { metrics, registry, monitor };
 }

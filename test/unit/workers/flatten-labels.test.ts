@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
+import { getGlobalDispatcher } from 'undici';
 import {
   discoverMetadata,
   flattenLabels,
@@ -123,7 +124,7 @@ void describe('discoverMetadata against real HTTP servers', () => {
     return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits, auth };
   }
 
-  const opts = { timeoutMs: 5000 };
+  const opts = { timeoutMs: 5000, dispatcher: getGlobalDispatcher() };
   const models = (ownedBy: string, ...ids: string[]) => ({
     status: 200,
     body: { object: 'list', data: ids.map((id) => ({ id, object: 'model', owned_by: ownedBy })) },
@@ -242,7 +243,7 @@ void describe('discoverMetadata against real HTTP servers', () => {
       '/v1/models': models('sglang', 'm'),
       '/server_info': { status: 200, body: {} },
     });
-    await discoverMetadata(w.base, undefined, { timeoutMs: 5000, apiKey: 'sk-test' });
+    await discoverMetadata(w.base, undefined, { ...opts, apiKey: 'sk-test' });
     assert.ok(w.auth.length > 0);
     assert.ok(
       w.auth.every((a) => a === 'Bearer sk-test'),
