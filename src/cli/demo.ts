@@ -14,17 +14,73 @@ import { simDemoFleetSpec, startSimFleetFromSpec, type SimRuntime } from '../sim
 const DEMO_FLAGS: readonly FlagSpec[] = [
   { name: 'host', key: 'host', kind: 'string', default: '127.0.0.1', help: 'Gateway bind address' },
   { name: 'port', key: 'port', kind: 'int', default: 30000, help: 'Gateway port (0 = ephemeral)' },
-  { name: 'prometheus-port', key: 'prometheusPort', kind: 'int', default: 29000, help: 'Metrics port (0 = ephemeral)' },
-  { name: 'shape', key: 'shape', kind: 'enum', choices: ['mixed', 'regular', 'pd'], default: 'mixed', help: 'Fleet: mixed = regular + PD workers behind one --enable-igw gateway' },
-  { name: 'workers', key: 'workers', kind: 'int', default: 2, help: 'Simulated regular workers (shapes mixed, regular)' },
-  { name: 'runtime', key: 'runtime', kind: 'enum', choices: ['sglang', 'tokenspeed'], default: 'sglang', help: 'Simulated engine (SGLang-style bootstrap PD)' },
-  { name: 'model', key: 'model', kind: 'string', default: 'sim-model', help: 'Model the workers serve' },
-  { name: 'policy', key: 'policy', kind: 'enum', choices: POLICY_NAMES, default: 'round_robin', help: 'Load-balancing policy' },
-  { name: 'log-level', key: 'logLevel', kind: 'enum', choices: ['debug', 'info', 'warn', 'error'], default: 'info', help: 'Log level' },
-  { name: 'exit-after-check', key: 'exitAfterCheck', kind: 'bool', default: false, help: 'Stop after the first request succeeds (smoke test)' },
+  {
+    name: 'prometheus-port',
+    key: 'prometheusPort',
+    kind: 'int',
+    default: 29000,
+    help: 'Metrics port (0 = ephemeral)',
+  },
+  {
+    name: 'shape',
+    key: 'shape',
+    kind: 'enum',
+    choices: ['mixed', 'regular', 'pd'],
+    default: 'mixed',
+    help: 'Fleet: mixed = regular + PD workers behind one --enable-igw gateway',
+  },
+  {
+    name: 'workers',
+    key: 'workers',
+    kind: 'int',
+    default: 2,
+    help: 'Simulated regular workers (shapes mixed, regular)',
+  },
+  {
+    name: 'runtime',
+    key: 'runtime',
+    kind: 'enum',
+    choices: ['sglang', 'tokenspeed'],
+    default: 'sglang',
+    help: 'Simulated engine (SGLang-style bootstrap PD)',
+  },
+  {
+    name: 'model',
+    key: 'model',
+    kind: 'string',
+    default: 'sim-model',
+    help: 'Model the workers serve',
+  },
+  {
+    name: 'policy',
+    key: 'policy',
+    kind: 'enum',
+    choices: POLICY_NAMES,
+    default: 'round_robin',
+    help: 'Load-balancing policy',
+  },
+  {
+    name: 'log-level',
+    key: 'logLevel',
+    kind: 'enum',
+    choices: ['debug', 'info', 'warn', 'error'],
+    default: 'info',
+    help: 'Log level',
+  },
+  {
+    name: 'exit-after-check',
+    key: 'exitAfterCheck',
+    kind: 'bool',
+    default: false,
+    help: 'Stop after the first request succeeds (smoke test)',
+  },
 ];
 
-export const DEMO_HELP = formatHelp('switchyard demo: gateway + simulated fleet', 'switchyard demo [options]', DEMO_FLAGS);
+export const DEMO_HELP = formatHelp(
+  'switchyard demo: gateway + simulated fleet',
+  'switchyard demo [options]',
+  DEMO_FLAGS,
+);
 
 async function waitReady(url: string, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
@@ -57,52 +113,113 @@ export async function runDemo(argv: readonly string[]): Promise<number> {
   const model = flags.model as string;
   const shape = flags.shape as 'mixed' | 'regular' | 'pd';
   const count = shape === 'pd' ? 0 : Number(flags.workers);
-  if (shape !== 'pd' && (count < 1 || count > 64)) throw new UsageError(`--workers must be between 1 and 64, got ${count}`);
-  const modeFlags = shape === 'mixed' ? ['--enable-igw'] : shape === 'pd' ? ['--pd-disaggregation'] : [];
+  if (shape !== 'pd' && (count < 1 || count > 64))
+    throw new UsageError(`--workers must be between 1 and 64, got ${count}`);
+  const modeFlags =
+    shape === 'mixed' ? ['--enable-igw'] : shape === 'pd' ? ['--pd-disaggregation'] : [];
   // Validate the gateway's flags before any worker starts, so a bad flag fails fast. Stand-in
   // URLs give the rules that count workers (power_of_two) the fleet's shape; the real URLs
   // replace them below.
-  const standIns = (n: number, from: number): string[] => Array.from({ length: n }, (_, i) => `http://127.0.0.1:${from + i}`);
-  const fleetFlags = shape === 'regular' ? ['--worker-urls', ...standIns(count, 1)]
-    : shape === 'pd' ? ['--prefill', standIns(1, 1)[0] ?? '', 'none', '--decode', standIns(1, 2)[0] ?? ''] : [];
-  const base = buildConfig(parseFlags([
-    '--host', String(flags.host), '--port', String(flags.port), '--prometheus-host', String(flags.host),
-    '--prometheus-port', String(flags.prometheusPort), '--policy', String(flags.policy), '--log-level', String(flags.logLevel),
-    '--health-check-interval-secs', '10', '--worker-startup-check-interval', '1', '--drain-settle-secs', '0',
-    '--shutdown-grace-period-secs', '5', ...modeFlags, ...fleetFlags,
-  ], GATEWAY_FLAGS));
+  const standIns = (n: number, from: number): string[] =>
+    Array.from({ length: n }, (_, i) => `http://127.0.0.1:${from + i}`);
+  const fleetFlags =
+    shape === 'regular'
+      ? ['--worker-urls', ...standIns(count, 1)]
+      : shape === 'pd'
+        ? ['--prefill', standIns(1, 1)[0] ?? '', 'none', '--decode', standIns(1, 2)[0] ?? '']
+        : [];
+  const base = buildConfig(
+    parseFlags(
+      [
+        '--host',
+        String(flags.host),
+        '--port',
+        String(flags.port),
+        '--prometheus-host',
+        String(flags.host),
+        '--prometheus-port',
+        String(flags.prometheusPort),
+        '--policy',
+        String(flags.policy),
+        '--log-level',
+        String(flags.logLevel),
+        '--health-check-interval-secs',
+        '10',
+        '--worker-startup-check-interval',
+        '1',
+        '--drain-settle-secs',
+        '0',
+        '--shutdown-grace-period-secs',
+        '5',
+        ...modeFlags,
+        ...fleetFlags,
+      ],
+      GATEWAY_FLAGS,
+    ),
+  );
   // SGLang-style engines on the realistic model (continuous batching, prefix cache, PD rooms).
-  const sim = await startSimFleetFromSpec(simDemoFleetSpec({ model, runtime, regular: count, prefill: shape === 'regular' ? 0 : 1, decode: shape === 'regular' ? 0 : 1 }));
+  const sim = await startSimFleetFromSpec(
+    simDemoFleetSpec({
+      model,
+      runtime,
+      regular: count,
+      prefill: shape === 'regular' ? 0 : 1,
+      decode: shape === 'regular' ? 0 : 1,
+    }),
+  );
   const fleet = sim.workers;
   const gateway = await startGateway({
     ...base,
     workerUrls: sim.byRole('regular').map((w) => w.url),
-    prefill: sim.byRole('prefill').map((w) => ({ url: w.url, bootstrapPort: w.bootstrapPort ?? null })),
+    prefill: sim
+      .byRole('prefill')
+      .map((w) => ({ url: w.url, bootstrapPort: w.bootstrapPort ?? null })),
     decode: sim.byRole('decode').map((w) => w.url),
   });
   const stop = async (): Promise<void> => {
     await gateway.shutdown();
     await sim.close();
   };
-  if (!(await waitReady(gateway.url, 15_000)) || !(await allRegistered(gateway, fleet.length, 15_000))) {
+  if (
+    !(await waitReady(gateway.url, 15_000)) ||
+    !(await allRegistered(gateway, fleet.length, 15_000))
+  ) {
     process.stderr.write('switchyard demo: workers did not become ready\n');
     await stop();
     return 1;
   }
-  const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello from the Switchyard demo' }], max_tokens: 12 });
-  const res = await request(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const body = JSON.stringify({
+    model,
+    messages: [{ role: 'user', content: 'Hello from the Switchyard demo' }],
+    max_tokens: 12,
+  });
+  const res = await request(`${gateway.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
   const reply = (await res.body.json()) as { choices?: { message?: { content?: string } }[] };
   const worker = String(res.headers['x-smg-routed-worker-id'] ?? '?');
   const out = process.stdout;
-  out.write(`\nSwitchyard demo: gateway ${gateway.url} in front of ${fleet.length} simulated ${runtime} workers (${shape})\n`);
+  out.write(
+    `\nSwitchyard demo: gateway ${gateway.url} in front of ${fleet.length} simulated ${runtime} workers (${shape})\n`,
+  );
   for (const w of fleet) out.write(`  ${w.role.padEnd(7)} ${w.url}\n`);
   out.write(`  metrics ${gateway.metricsUrl}\n\n`);
-  out.write(`First request answered ${res.statusCode} by ${worker}: ${JSON.stringify(reply.choices?.[0]?.message?.content ?? reply)}\n\n`);
+  out.write(
+    `First request answered ${res.statusCode} by ${worker}: ${JSON.stringify(reply.choices?.[0]?.message?.content ?? reply)}\n\n`,
+  );
   out.write('Try:\n');
-  out.write(`  curl -s ${gateway.url}/v1/chat/completions -H 'content-type: application/json' \\\n`);
-  out.write(`    -d '{"model":"${model}","messages":[{"role":"user","content":"Hello"}],"max_tokens":16}'\n`);
+  out.write(
+    `  curl -s ${gateway.url}/v1/chat/completions -H 'content-type: application/json' \\\n`,
+  );
+  out.write(
+    `    -d '{"model":"${model}","messages":[{"role":"user","content":"Hello"}],"max_tokens":16}'\n`,
+  );
   out.write(`  curl -sN ${gateway.url}/v1/completions -H 'content-type: application/json' \\\n`);
-  out.write(`    -d '{"model":"${model}","prompt":"Once upon a time","max_tokens":16,"stream":true}'\n`);
+  out.write(
+    `    -d '{"model":"${model}","prompt":"Once upon a time","max_tokens":16,"stream":true}'\n`,
+  );
   out.write(`  curl -s ${gateway.url}/workers\n\nPress Ctrl+C to stop.\n`);
   if (flags.exitAfterCheck === true) {
     await stop();

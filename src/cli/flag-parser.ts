@@ -56,7 +56,8 @@ function convertKind(spec: FlagSpec, value: string): unknown {
   const flag = `--${spec.name}`;
   switch (spec.kind) {
     case 'int': {
-      if (!/^-?\d+$/.test(value)) throw new UsageError(`${flag} expects an integer, got '${value}'`);
+      if (!/^-?\d+$/.test(value))
+        throw new UsageError(`${flag} expects an integer, got '${value}'`);
       return Number(value);
     }
     case 'float': {
@@ -73,7 +74,9 @@ function convertKind(spec: FlagSpec, value: string): unknown {
     }
     case 'enum': {
       if (!spec.choices?.includes(value)) {
-        throw new UsageError(`${flag} must be one of ${spec.choices?.join(', ') ?? ''}, got '${value}'`);
+        throw new UsageError(
+          `${flag} must be one of ${spec.choices?.join(', ') ?? ''}, got '${value}'`,
+        );
       }
       return value;
     }
@@ -134,7 +137,8 @@ export function parseFlagsTracked(
     if (spec.kind === 'bool') {
       // SMG's clap flags are SetTrue, which takes no value: `--dp-aware=false` is an error there,
       // so it is one here rather than a silent `false`.
-      if (inline !== undefined) throw new UsageError(`--${spec.name} takes no value, got '${inline}'`);
+      if (inline !== undefined)
+        throw new UsageError(`--${spec.name} takes no value, got '${inline}'`);
       out[spec.key] = true;
       continue;
     }
@@ -144,7 +148,8 @@ export function parseFlagsTracked(
       const values: unknown[] = seenLists.has(spec.key) ? (out[spec.key] as unknown[]) : [];
       seenLists.add(spec.key);
       if (inline !== undefined) values.push(convert(spec, inline));
-      while (i < argv.length && !isFlagToken(argv[i] ?? '')) values.push(convert(spec, argv[i++] ?? ''));
+      while (i < argv.length && !isFlagToken(argv[i] ?? ''))
+        values.push(convert(spec, argv[i++] ?? ''));
       out[spec.key] = values;
       continue;
     }
@@ -181,12 +186,17 @@ function formatDefault(spec: FlagSpec): string {
 /** Renders a help screen listing every flag with its default. */
 export function formatHelp(title: string, usage: string, specs: readonly FlagSpec[]): string {
   const rows = specs.map((spec) => {
-    const metavar = spec.kind === 'bool' ? '' : ` ${spec.metavar ?? (spec.choices ? `<${spec.choices.join('|')}>` : '<' + spec.kind + '>')}`;
+    const metavar =
+      spec.kind === 'bool'
+        ? ''
+        : ` ${spec.metavar ?? (spec.choices ? `<${spec.choices.join('|')}>` : '<' + spec.kind + '>')}`;
     return { left: `  --${spec.name}${metavar}`, right: `${spec.help}${formatDefault(spec)}` };
   });
   const width = Math.min(48, Math.max(...rows.map((r) => r.left.length)) + 2);
   const lines = rows.map((r) =>
-    r.left.length + 1 > width ? `${r.left}\n${' '.repeat(width)}${r.right}` : r.left.padEnd(width) + r.right,
+    r.left.length + 1 > width
+      ? `${r.left}\n${' '.repeat(width)}${r.right}`
+      : r.left.padEnd(width) + r.right,
   );
   return `${title}\n\nUsage: ${usage}\n\nOptions:\n${lines.join('\n')}\n`;
 }

@@ -36,10 +36,22 @@ export async function runLaunch(argv: readonly string[]): Promise<number> {
   const gateway: Gateway = await startGateway(config);
   const { logger } = gateway.app;
   if (noEffect.length > 0) {
-    logger.warn({ flags: noEffect }, `SMG flags accepted with no effect in Switchyard (see docs/compat.md): ${noEffect.join(', ')}`);
+    logger.warn(
+      { flags: noEffect },
+      `SMG flags accepted with no effect in Switchyard (see docs/compat.md): ${noEffect.join(', ')}`,
+    );
   }
   for (const warning of warnings) logger.warn(warning);
-  logger.info({ url: gateway.url, metrics: gateway.metricsUrl, healthCheck: gateway.healthCheckUrl, policy: config.policy, workers: config.workerUrls.length }, 'switchyard listening');
+  logger.info(
+    {
+      url: gateway.url,
+      metrics: gateway.metricsUrl,
+      healthCheck: gateway.healthCheckUrl,
+      policy: config.policy,
+      workers: config.workerUrls.length,
+    },
+    'switchyard listening',
+  );
   const signal = await untilSignal(() => process.exit(1));
   logger.info({ signal, gracePeriodSecs: config.shutdownGracePeriodSecs }, 'shutting down');
   await gateway.shutdown();

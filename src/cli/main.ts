@@ -45,7 +45,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   // SMG flattens its launch flags into the top-level command: `smg --worker-urls …` launches.
-  const [name, ...rest] = argv[0]?.startsWith('--') && argv[0] !== '--help' ? ['launch', ...argv] : argv;
+  const [name, ...rest] =
+    argv[0]?.startsWith('--') && argv[0] !== '--help' ? ['launch', ...argv] : argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     process.stdout.write(USAGE);
     return name === undefined ? 2 : 0;

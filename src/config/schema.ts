@@ -17,15 +17,24 @@ const positiveInt = z.number().int().min(1);
 const nonNegativeInt = z.number().int().min(0);
 /** A whole number of seconds or milliseconds that becomes a timer: bounded by what a timer holds. */
 const secs = (min: number) => z.number().int().min(min).max(MAX_TIMER_SECS, timerLimitMessage('s'));
-const millis = (min: number) => z.number().int().min(min).max(MAX_TIMER_MS, timerLimitMessage('ms'));
+const millis = (min: number) =>
+  z.number().int().min(min).max(MAX_TIMER_MS, timerLimitMessage('ms'));
 
-const cidr = z.string().refine((s) => parseCidr(s) !== undefined, 'must be an IPv4 or IPv6 CIDR such as 10.0.0.0/8 or fd00::/8');
+const cidr = z
+  .string()
+  .refine(
+    (s) => parseCidr(s) !== undefined,
+    'must be an IPv4 or IPv6 CIDR such as 10.0.0.0/8 or fd00::/8',
+  );
 
 /** `id:name:role:key`, parsed once here; the message never repeats the entry (it holds a secret). */
 const controlPlaneApiKey = z.string().transform((entry, ctx) => {
   const parsed = parseControlPlaneKey(entry);
   if (parsed) return parsed;
-  ctx.addIssue({ code: 'custom', message: 'must look like id:name:role:key with role admin or user, and a non-empty id and key' });
+  ctx.addIssue({
+    code: 'custom',
+    message: 'must look like id:name:role:key with role admin or user, and a non-empty id and key',
+  });
   return z.NEVER;
 });
 
@@ -55,7 +64,12 @@ export const gatewayConfigSchema = z.object({
   pdDisaggregation: z.boolean(),
   enableIgw: z.boolean(),
   pdWeightMode: z.enum(PD_WEIGHT_MODES),
-  prefill: z.array(z.object({ url: workerUrlSchema, bootstrapPort: z.number().int().min(1).max(65535).nullable() })),
+  prefill: z.array(
+    z.object({
+      url: workerUrlSchema,
+      bootstrapPort: z.number().int().min(1).max(65535).nullable(),
+    }),
+  ),
   decode: z.array(workerUrlSchema),
   prefillPolicy: z.enum(LEG_POLICY_NAMES).optional(),
   prefillMaxInflightRequestsPerWorker: z.number().int(),

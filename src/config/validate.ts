@@ -19,7 +19,8 @@ const SECRET_KEYS: ReadonlySet<string> = new Set(['apiKey', 'controlPlaneApiKeys
 /** Cross-field rules, SMG's and Switchyard's own. Each returns a message naming the flags involved, or undefined. */
 const RULES: readonly Rule[] = [
   (c) =>
-    (c.prefillQueueSize !== undefined || c.prefillQueueTimeoutSecs !== undefined) && c.prefillMaxInflightRequestsPerWorker <= 0
+    (c.prefillQueueSize !== undefined || c.prefillQueueTimeoutSecs !== undefined) &&
+    c.prefillMaxInflightRequestsPerWorker <= 0
       ? '--prefill-queue-size and --prefill-queue-timeout-secs need a positive --prefill-max-inflight-requests-per-worker'
       : undefined,
   (c) =>
@@ -39,7 +40,10 @@ function flagForKey(specs: readonly FlagSpec[], key: string): string {
   return spec ? `--${spec.name}` : key;
 }
 
-export function buildConfig(raw: RawFlags, specs: readonly FlagSpec[] = GATEWAY_FLAGS): GatewayConfig {
+export function buildConfig(
+  raw: RawFlags,
+  specs: readonly FlagSpec[] = GATEWAY_FLAGS,
+): GatewayConfig {
   return buildConfigWithWarnings(raw, specs).config;
 }
 
@@ -58,11 +62,15 @@ export function buildConfigWithWarnings(
     const key = String(issue?.path[0] ?? '');
     const flag = flagForKey(specs, key);
     const index = issue?.path[1];
-    const value = index === undefined ? raw[key] : (raw[key] as unknown[] | undefined)?.[Number(index)];
+    const value =
+      index === undefined ? raw[key] : (raw[key] as unknown[] | undefined)?.[Number(index)];
     // A key flag's value is a credential: name the entry, never print it. A worker URL may carry
     // a password, which must not reach the terminal or a CI log either.
-    const secret = index === undefined ? 'value redacted' : `entry ${Number(index) + 1}, value redacted`;
-    const got = SECRET_KEYS.has(key) ? secret : `got ${redactUrlCredentials(JSON.stringify(value))}`;
+    const secret =
+      index === undefined ? 'value redacted' : `entry ${Number(index) + 1}, value redacted`;
+    const got = SECRET_KEYS.has(key)
+      ? secret
+      : `got ${redactUrlCredentials(JSON.stringify(value))}`;
     throw new UsageError(`${flag}: ${issue?.message ?? 'invalid value'} (${got})`);
   }
   for (const rule of RULES) {

@@ -13,7 +13,6 @@ export interface GatewayErrorOptions {
   status?: number;
 }
 
-
 /** An error the gateway answers itself. It is a value with a stable code, not a crash. */
 export class GatewayError extends Error {
   readonly code: ErrorCode;

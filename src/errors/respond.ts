@@ -39,7 +39,10 @@ export function markEventStream(res: ServerResponse): void {
 }
 
 function isEventStreamResponse(res: ServerResponse): boolean {
-  return eventStreams.has(res) || String(res.getHeader('content-type') ?? '').startsWith('text/event-stream');
+  return (
+    eventStreams.has(res) ||
+    String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')
+  );
 }
 
 export function errorBody(err: GatewayError): string {
@@ -76,7 +79,10 @@ export function endWithError(res: ServerResponse, err: GatewayError): void {
 
 /** Plain-text answers some SMG routes give (`/v1/models` with no models, router fallbacks). */
 export function sendText(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 

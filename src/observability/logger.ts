@@ -7,7 +7,14 @@ import { pino, type Logger } from 'pino';
 
 export type { Logger };
 
-const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+const LEVEL_NAMES: Record<number, string> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO',
+  40: 'WARN',
+  50: 'ERROR',
+  60: 'FATAL',
+};
 const OMIT = new Set(['level', 'time', 'msg', 'pid', 'hostname']);
 
 function humanLine(record: Record<string, unknown>): string {

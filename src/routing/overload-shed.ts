@@ -9,11 +9,20 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { Worker } from '../workers/worker.js';
 
-export function checkOverloadShed(candidates: readonly Worker[], model: string, retryAfterSecs: number, metrics: GatewayMetrics): void {
+export function checkOverloadShed(
+  candidates: readonly Worker[],
+  model: string,
+  retryAfterSecs: number,
+  metrics: GatewayMetrics,
+): void {
   if (candidates.length === 0 || !candidates.every((w) => w.overloaded)) return;
   metrics.overloadShed.inc({ stage: 'selection' });
-  throw new GatewayError('no_available_workers', `All workers for model '${model}' are overloaded`, {
-    headers: { 'retry-after': String(Math.max(1, Math.round(retryAfterSecs))) },
-    retryable: false,
-  });
+  throw new GatewayError(
+    'no_available_workers',
+    `All workers for model '${model}' are overloaded`,
+    {
+      headers: { 'retry-after': String(Math.max(1, Math.round(retryAfterSecs))) },
+      retryable: false,
+    },
+  );
 }

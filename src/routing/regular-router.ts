@@ -10,7 +10,11 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { Logger } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { PolicyRegistry } from '../policies/registry.js';
-import { classifyTransportError, midStreamGatewayError, transportGatewayError } from '../upstream/errors.js';
+import {
+  classifyTransportError,
+  midStreamGatewayError,
+  transportGatewayError,
+} from '../upstream/errors.js';
 import { AttemptSignal, isEventStream, relayResponse, sendUpstream } from '../upstream/forward.js';
 import { buildUpstreamHeaders } from '../upstream/headers.js';
 import type { UpstreamPools } from '../upstream/pools.js';
@@ -19,7 +23,12 @@ import { outcomeForStatus } from '../workers/circuit-breaker.js';
 import type { WorkerRegistry } from '../workers/registry.js';
 import type { Worker } from '../workers/worker.js';
 import { selectInfoFor, type RequestContext } from './request-context.js';
-import { executeWithRetry, RETRYABLE_STATUSES, type AttemptResult, type RetryConfig } from './retry.js';
+import {
+  executeWithRetry,
+  RETRYABLE_STATUSES,
+  type AttemptResult,
+  type RetryConfig,
+} from './retry.js';
 import type { Router } from './router.js';
 import { retryMetricHooks, routerLabels, withRouterMetrics } from './router-metrics.js';
 import { ROUTER_TYPE_HTTP } from '../observability/metric-labels.js';
@@ -50,7 +59,9 @@ export class RegularRouter implements Router {
     const candidates = registry.forModel(ctx.model, 'regular');
     if (candidates.length === 0) {
       if (registry.ofType('regular').length === 0) {
-        throw new GatewayError('no_available_workers', 'No workers are registered', { retryable: false });
+        throw new GatewayError('no_available_workers', 'No workers are registered', {
+          retryable: false,
+        });
       }
       throw new GatewayError('model_not_found', `No worker available for model '${ctx.model}'`);
     }
@@ -60,9 +71,18 @@ export class RegularRouter implements Router {
     if (!worker) {
       // A strict x-smg-target-worker miss will not change on retry within the backoff window.
       const strict = ctx.targetWorker !== undefined && policy.name === 'consistent_hashing';
-      throw new GatewayError('no_available_workers', `No available workers for model '${ctx.model}'`, { retryable: !strict });
+      throw new GatewayError(
+        'no_available_workers',
+        `No available workers for model '${ctx.model}'`,
+        { retryable: !strict },
+      );
     }
-    metrics.workerSelection.inc({ worker_type: 'regular', connection_mode: 'http', model: ctx.modelLabel, policy: policy.name });
+    metrics.workerSelection.inc({
+      worker_type: 'regular',
+      connection_mode: 'http',
+      model: ctx.modelLabel,
+      policy: policy.name,
+    });
     return worker;
   }
 
@@ -71,17 +91,20 @@ export class RegularRouter implements Router {
     const labels = routerLabels('regular', ctx);
     // Counted before selection, as SMG does, so requests that find no worker are counted too.
     metrics.routerRequests.inc({ ...labels, streaming: String(ctx.stream) });
-    await withRouterMetrics(metrics, labels, ctx, () => executeWithRetry(
-      async (_i, isLast) => {
-        const worker = this.#selectForAttempt(ctx);
-        if (worker instanceof GatewayError) return { kind: 'retry', reason: worker.code, error: worker };
-        return this.#attempt(ctx, worker, res, isLast);
-      },
-      this.deps.retry,
-      this.deps.random,
-      ctx.signal,
-      retryMetricHooks(metrics, ['regular'], ctx),
-    ));
+    await withRouterMetrics(metrics, labels, ctx, () =>
+      executeWithRetry(
+        async (_i, isLast) => {
+          const worker = this.#selectForAttempt(ctx);
+          if (worker instanceof GatewayError)
+            return { kind: 'retry', reason: worker.code, error: worker };
+          return this.#attempt(ctx, worker, res, isLast);
+        },
+        this.deps.retry,
+        this.deps.random,
+        ctx.signal,
+        retryMetricHooks(metrics, ['regular'], ctx),
+      ),
+    );
   }
 
   /** Selection errors that may clear up (no available worker) are retried; others are thrown. */
@@ -94,13 +117,22 @@ export class RegularRouter implements Router {
     }
   }
 
-  async #attempt(ctx: RequestContext, worker: Worker, res: ServerResponse, isLast: boolean): Promise<AttemptResult> {
+  async #attempt(
+    ctx: RequestContext,
+    worker: Worker,
+    res: ServerResponse,
+    isLast: boolean,
+  ): Promise<AttemptResult> {
     const { pools, metrics } = this.deps;
     const load = worker.acquireLoad();
     const attempt = new AttemptSignal(ctx.signal, this.deps.requestTimeoutMs);
     try {
       const pool = pools.get(worker.origin);
-      if (!pool) throw new GatewayError('no_available_workers', `Worker ${worker.url} has no connection pool`);
+      if (!pool)
+        throw new GatewayError(
+          'no_available_workers',
+          `Worker ${worker.url} has no connection pool`,
+        );
       const body = upstreamBodyFor(ctx, worker);
       let upstream: Dispatcher.ResponseData;
       try {
@@ -115,17 +147,33 @@ export class RegularRouter implements Router {
       } catch (err) {
         if (ctx.signal.aborted) return { kind: 'done' }; // the client left; nobody to answer
         const kind = classifyTransportError(err);
-        metrics.workerErrors.inc({ worker_type: worker.type, connection_mode: 'http', error_type: kind });
+        metrics.workerErrors.inc({
+          worker_type: worker.type,
+          connection_mode: 'http',
+          error_type: kind,
+        });
         worker.circuit.record('failure');
         return { kind: 'retry', reason: kind, error: transportGatewayError(err, worker.url) };
       }
       const status = upstream.statusCode;
-      metrics.routerUpstreamResponses.inc({ router_type: ROUTER_TYPE_HTTP, status_code: String(status), error_code: '' });
+      metrics.routerUpstreamResponses.inc({
+        router_type: ROUTER_TYPE_HTTP,
+        status_code: String(status),
+        error_code: '',
+      });
       if (RETRYABLE_STATUSES.has(status)) {
         worker.circuit.record(outcomeForStatus(status));
         if (!isLast) {
           await upstream.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-          return { kind: 'retry', reason: `status_${status}`, error: new GatewayError('call_upstream_status_error', `Worker ${worker.url} answered status ${status}`, { status }) };
+          return {
+            kind: 'retry',
+            reason: `status_${status}`,
+            error: new GatewayError(
+              'call_upstream_status_error',
+              `Worker ${worker.url} answered status ${status}`,
+              { status },
+            ),
+          };
         }
       }
       await this.#relay(ctx, worker, upstream, res);
@@ -136,7 +184,12 @@ export class RegularRouter implements Router {
     }
   }
 
-  async #relay(ctx: RequestContext, worker: Worker, upstream: Dispatcher.ResponseData, res: ServerResponse): Promise<void> {
+  async #relay(
+    ctx: RequestContext,
+    worker: Worker,
+    upstream: Dispatcher.ResponseData,
+    res: ServerResponse,
+  ): Promise<void> {
     const { metrics } = this.deps;
     const streaming = isEventStream(upstream.headers);
     const { router_type, backend_type, model, endpoint } = routerLabels('regular', ctx);
@@ -152,8 +205,15 @@ export class RegularRouter implements Router {
       // A stream that dies after its head is a failure of the worker, not a success (the peers
       // that recorded the 200 head kept routing to a dying worker).
       worker.circuit.record('failure');
-      metrics.workerErrors.inc({ worker_type: worker.type, connection_mode: 'http', error_type: 'stream' });
-      this.deps.logger.warn({ worker: worker.url, requestId: ctx.requestId, err: String(error) }, 'worker failed mid-response');
+      metrics.workerErrors.inc({
+        worker_type: worker.type,
+        connection_mode: 'http',
+        error_type: 'stream',
+      });
+      this.deps.logger.warn(
+        { worker: worker.url, requestId: ctx.requestId, err: String(error) },
+        'worker failed mid-response',
+      );
     } else if (outcome === 'complete' && !retryable) {
       worker.circuit.record(outcomeForStatus(upstream.statusCode));
     }

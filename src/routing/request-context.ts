@@ -7,7 +7,12 @@ import type { Leg, SelectInfo } from '../policies/policy.js';
 import type { JsonObject } from '../server/body.js';
 import { endpointLabel } from '../observability/metric-labels.js';
 import { UNKNOWN_MODEL_ID } from '../workers/worker.js';
-import { parseRoutingKey, parseRoutingTokens, parseTargetWorker, type HintIgnored } from './routing-headers.js';
+import {
+  parseRoutingKey,
+  parseRoutingTokens,
+  parseTargetWorker,
+  type HintIgnored,
+} from './routing-headers.js';
 import { routingText } from './routing-text.js';
 import { validateBody } from './validate-body.js';
 
@@ -68,7 +73,10 @@ export interface ContextInput {
   onHintIgnored: HintIgnored;
 }
 
-function clientAuthorization(header: string | undefined, isGatewayCredential: (h: string) => boolean): string | undefined {
+function clientAuthorization(
+  header: string | undefined,
+  isGatewayCredential: (h: string) => boolean,
+): string | undefined {
   return header === undefined || header === '' || isGatewayCredential(header) ? undefined : header;
 }
 
@@ -96,7 +104,10 @@ export function buildRequestContext(input: ContextInput): RequestContext {
     stream: body.stream === true,
     requestId: input.requestId,
     headers: input.headers,
-    clientAuthorization: clientAuthorization(input.headers.authorization, input.isGatewayCredential),
+    clientAuthorization: clientAuthorization(
+      input.headers.authorization,
+      input.isGatewayCredential,
+    ),
     via: input.via,
     signal: input.signal,
     startTime: performance.now(),

@@ -33,7 +33,10 @@ export function backoffMs(i: number, cfg: RetryConfig, random: Random): number {
  * upstream response instead of reporting `retry` (SMG returns the last response as is).
  */
 export type AttemptResult =
-  | { kind: 'done'; /** the last attempt relayed a retryable answer: attempts are exhausted */ exhausted?: boolean }
+  | {
+      kind: 'done';
+      /** the last attempt relayed a retryable answer: attempts are exhausted */ exhausted?: boolean;
+    }
   | { kind: 'retry'; reason: string; error: GatewayError }
   /** A final error: answered at once, never retried. */
   | { kind: 'fail'; error: GatewayError };

@@ -106,10 +106,14 @@ export class RouterManager implements Router {
   choose(ctx: RequestContext): RouterChoice {
     // SMG: in IGW mode the model selects the routers and workers, so /generate must name one.
     if (ctx.endpoint === 'generate' && ctx.model === UNKNOWN_MODEL_ID) {
-      throw new GatewayError('missing_model', "Field 'model' is required for /generate when serving multiple models");
+      throw new GatewayError(
+        'missing_model',
+        "Field 'model' is required for /generate when serving multiple models",
+      );
     }
     const { registered, available } = this.#count(ctx.model);
-    if (ROUTER_ORDER.every((t) => totalOf(registered, t) === 0)) throw this.#noWorkerError(ctx.model);
+    if (ROUTER_ORDER.every((t) => totalOf(registered, t) === 0))
+      throw this.#noWorkerError(ctx.model);
     // Reported under the model's label: a model no worker announces is served by the wildcard
     // workers alone, so every such name has the same weights, reported once as `other`.
     const weights = routerWeights(available, this.#mode);
@@ -183,14 +187,27 @@ export class RouterManager implements Router {
     return new GatewayError('model_not_found', `No worker available for model '${model}'`);
   }
 
-  #nothingEligibleError(ctx: RequestContext, registered: PoolCounts, eligible: (t: RouterType) => boolean): GatewayError {
-    const candidates = ROUTER_ORDER.filter(eligible).reduce((n, t) => n + totalOf(registered, t), 0);
+  #nothingEligibleError(
+    ctx: RequestContext,
+    registered: PoolCounts,
+    eligible: (t: RouterType) => boolean,
+  ): GatewayError {
+    const candidates = ROUTER_ORDER.filter(eligible).reduce(
+      (n, t) => n + totalOf(registered, t),
+      0,
+    );
     if (candidates === 0) {
       // The model is served, but only by workers whose router cannot answer this endpoint
       // (embeddings to a PD-only model): waiting will not help, so not a 503.
-      return new GatewayError('model_not_found', `No worker for model '${ctx.model}' can serve ${ctx.endpoint} requests`);
+      return new GatewayError(
+        'model_not_found',
+        `No worker for model '${ctx.model}' can serve ${ctx.endpoint} requests`,
+      );
     }
-    return new GatewayError('no_available_workers', `No available workers for model '${ctx.model}'`);
+    return new GatewayError(
+      'no_available_workers',
+      `No available workers for model '${ctx.model}'`,
+    );
   }
 }
 

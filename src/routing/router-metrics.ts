@@ -4,7 +4,12 @@
  * values are SMG's (observability/metric-labels.ts).
  */
 import { GatewayError } from '../errors/gateway-error.js';
-import { CONNECTION_HTTP, errorTypeForStatus, ROUTER_TYPE_HTTP, type BackendType } from '../observability/metric-labels.js';
+import {
+  CONNECTION_HTTP,
+  errorTypeForStatus,
+  ROUTER_TYPE_HTTP,
+  type BackendType,
+} from '../observability/metric-labels.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { RequestContext } from './request-context.js';
 import type { RetryHooks } from './retry.js';
@@ -13,14 +18,20 @@ import type { RetryHooks } from './retry.js';
  * Retry counters, once per worker type the retried attempt used: a PD retry re-sends both legs,
  * so SMG's PD router counts it under `prefill` and again under `decode`.
  */
-export function retryMetricHooks(metrics: GatewayMetrics, workerTypes: readonly ('regular' | 'prefill' | 'decode')[], ctx: RequestContext): RetryHooks {
+export function retryMetricHooks(
+  metrics: GatewayMetrics,
+  workerTypes: readonly ('regular' | 'prefill' | 'decode')[],
+  ctx: RequestContext,
+): RetryHooks {
   return {
     onRetry: (attempt, delayMs) => {
-      for (const workerType of workerTypes) metrics.retries.inc({ worker_type: workerType, endpoint: ctx.endpointLabel });
+      for (const workerType of workerTypes)
+        metrics.retries.inc({ worker_type: workerType, endpoint: ctx.endpointLabel });
       metrics.retryBackoff.observe({ attempt: String(attempt) }, delayMs / 1000);
     },
     onExhausted: () => {
-      for (const workerType of workerTypes) metrics.retriesExhausted.inc({ worker_type: workerType, endpoint: ctx.endpointLabel });
+      for (const workerType of workerTypes)
+        metrics.retriesExhausted.inc({ worker_type: workerType, endpoint: ctx.endpointLabel });
     },
   };
 }
@@ -34,15 +45,27 @@ export interface RouterLabels {
 }
 
 export function routerLabels(backend: BackendType, ctx: RequestContext): RouterLabels {
-  return { router_type: ROUTER_TYPE_HTTP, backend_type: backend, connection_mode: CONNECTION_HTTP, model: ctx.modelLabel, endpoint: ctx.endpointLabel };
+  return {
+    router_type: ROUTER_TYPE_HTTP,
+    backend_type: backend,
+    connection_mode: CONNECTION_HTTP,
+    model: ctx.modelLabel,
+    endpoint: ctx.endpointLabel,
+  };
 }
 
 /** Runs a routed request, recording its gateway error (if any, by SMG's status class) and its duration. */
-export async function withRouterMetrics(metrics: GatewayMetrics, labels: RouterLabels, ctx: RequestContext, run: () => Promise<void>): Promise<void> {
+export async function withRouterMetrics(
+  metrics: GatewayMetrics,
+  labels: RouterLabels,
+  ctx: RequestContext,
+  run: () => Promise<void>,
+): Promise<void> {
   try {
     await run();
   } catch (err) {
-    if (err instanceof GatewayError) metrics.routerErrors.inc({ ...labels, error_type: errorTypeForStatus(err.status) });
+    if (err instanceof GatewayError)
+      metrics.routerErrors.inc({ ...labels, error_type: errorTypeForStatus(err.status) });
     throw err;
   } finally {
     metrics.routerDuration.observe(labels, (performance.now() - ctx.startTime) / 1000);

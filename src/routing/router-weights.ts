@@ -40,10 +40,11 @@ export function pdWeight(prefill: number, decode: number, mode: PdWeightMode): n
   }
 }
 
-const WEIGHT_RULES: { readonly [T in RouterType]: (c: PoolCounts, mode: PdWeightMode) => number } = {
-  'http-pd': (c, mode) => pdWeight(c.prefill, c.decode, mode),
-  'http-regular': (c) => c.regular,
-};
+const WEIGHT_RULES: { readonly [T in RouterType]: (c: PoolCounts, mode: PdWeightMode) => number } =
+  {
+    'http-pd': (c, mode) => pdWeight(c.prefill, c.decode, mode),
+    'http-regular': (c) => c.regular,
+  };
 
 /** Weights of every router kind from a model's available worker counts. */
 export function routerWeights(available: PoolCounts, mode: PdWeightMode): RouterWeights {

@@ -12,7 +12,11 @@ function contentText(content: unknown): string {
   if (Array.isArray(content)) {
     let out = '';
     for (const part of content) {
-      if (part !== null && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string') {
+      if (
+        part !== null &&
+        typeof part === 'object' &&
+        typeof (part as { text?: unknown }).text === 'string'
+      ) {
         out += (part as { text: string }).text;
       }
     }

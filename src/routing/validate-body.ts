@@ -11,7 +11,6 @@ import { MAX_BATCH_ITEMS, MAX_N, MAX_SEQUENCES } from '../server/request-limits.
 import { U32_MAX } from '../util/rust-int-limits.js';
 import type { Endpoint } from './request-context.js';
 
-
 function invalid(message: string): GatewayError {
   return new GatewayError('invalid_body', message);
 }

@@ -23,7 +23,9 @@ function tooLarge(message: string): GatewayError {
 export function readBody(req: IncomingMessage, limit: number, deadlineMs: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
-    return Promise.reject(tooLarge(`Request body of ${declared} bytes exceeds the limit of ${limit} bytes`));
+    return Promise.reject(
+      tooLarge(`Request body of ${declared} bytes exceeds the limit of ${limit} bytes`),
+    );
   }
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -47,10 +49,17 @@ export function readBody(req: IncomingMessage, limit: number, deadlineMs: number
     const onEnd = (): void => settle(undefined);
     const onError = (err: Error): void => settle(err);
     // 'close' before 'end' is a client that hung up mid-body.
-    const onClose = (): void => settle(new Error('client closed the connection before the request body ended'));
+    const onClose = (): void =>
+      settle(new Error('client closed the connection before the request body ended'));
     const timer = setTimeout(() => {
       const secs = deadlineMs / 1000;
-      settle(new GatewayError('request_body_timeout', `Request body was not complete after ${secs} seconds`, { headers: CLOSE_CONNECTION }));
+      settle(
+        new GatewayError(
+          'request_body_timeout',
+          `Request body was not complete after ${secs} seconds`,
+          { headers: CLOSE_CONNECTION },
+        ),
+      );
     }, deadlineMs);
     req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
@@ -77,7 +86,10 @@ export function parseJsonObject(raw: Buffer): JsonObject {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new GatewayError('invalid_json', `Request body is not valid JSON: ${(err as Error).message}`);
+    throw new GatewayError(
+      'invalid_json',
+      `Request body is not valid JSON: ${(err as Error).message}`,
+    );
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new GatewayError('invalid_body', 'Request body must be a JSON object');

@@ -75,9 +75,17 @@ export function overloadThresholdsFrom(c: GatewayConfig): OverloadThresholds {
 /** Load polling is on by default (SMG); `--disable-load-monitoring` keeps it only where something reads loads. */
 function needsLoadMonitor(c: GatewayConfig, overload: OverloadThresholds): boolean {
   if (!c.disableLoadMonitoring) return true;
-  const loadAware = c.policy === 'least_load' || c.policy === 'power_of_two'
-    || (c.policy === 'cache_aware' && (c.balanceTokenUsageThreshold < 1 || c.overloadTokenUsageThreshold < 1));
-  return loadAware || c.engineMetrics || overload.waitingRequests !== undefined || overload.tokenUsage !== undefined;
+  const loadAware =
+    c.policy === 'least_load' ||
+    c.policy === 'power_of_two' ||
+    (c.policy === 'cache_aware' &&
+      (c.balanceTokenUsageThreshold < 1 || c.overloadTokenUsageThreshold < 1));
+  return (
+    loadAware ||
+    c.engineMetrics ||
+    overload.waitingRequests !== undefined ||
+    overload.tokenUsage !== undefined
+  );
 }
 
 export function buildComponents(config: GatewayConfig, opts: ComponentOptions = {}): Components {
@@ -88,57 +96,96 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
   const registry = new WorkerRegistry(metrics);
   // Registration judges a worker's address once; a name can resolve elsewhere later (DNS
   // rebinding), so every connection to a worker is judged again when it opens.
-  const connectGuard = new WorkerConnectGuard({ allowCidrs: config.workerAllowCidr, lookup: opts.lookup, logger, clock });
+  const connectGuard = new WorkerConnectGuard({
+    allowCidrs: config.workerAllowCidr,
+    lookup: opts.lookup,
+    logger,
+    clock,
+  });
   const pools = new UpstreamPools({
     idleTimeoutMs: config.upstreamPoolIdleTimeoutSecs * 1000,
     requestTimeoutMs: config.requestTimeoutSecs * 1000,
     lookup: connectGuard.lookup,
   });
   const workerDispatcher = new Agent({ connect: { lookup: connectGuard.lookup, timeout: 10_000 } });
-  const policyDeps = { random, clock, metrics, logger, config: policyConfigFrom(config), stickyOverride: config.routingKeyOverride };
+  const policyDeps = {
+    random,
+    clock,
+    metrics,
+    logger,
+    config: policyConfigFrom(config),
+    stickyOverride: config.routingKeyOverride,
+  };
   const policies = new PolicyRegistry(config.policy, policyDeps, registry);
   const common = {
-    registry, pools, metrics, logger, random,
+    registry,
+    pools,
+    metrics,
+    logger,
+    random,
     retry: retryConfigFrom(config),
     requestTimeoutMs: config.requestTimeoutSecs * 1000,
     overloadRetryAfterSecs: config.loadMonitorInterval,
   };
-  const prefillAdmission = config.prefillMaxInflightRequestsPerWorker > 0
-    ? new PrefillAdmission({
-      limit: config.prefillMaxInflightRequestsPerWorker,
-      queueSize: config.prefillQueueSize ?? 100,
-      queueTimeoutMs: (config.prefillQueueTimeoutSecs ?? 60) * 1000,
-    }, registry, metrics, clock)
-    : undefined;
+  const prefillAdmission =
+    config.prefillMaxInflightRequestsPerWorker > 0
+      ? new PrefillAdmission(
+          {
+            limit: config.prefillMaxInflightRequestsPerWorker,
+            queueSize: config.prefillQueueSize ?? 100,
+            queueTimeoutMs: (config.prefillQueueTimeoutSecs ?? 60) * 1000,
+          },
+          registry,
+          metrics,
+          clock,
+        )
+      : undefined;
   const pdCapable = config.pdDisaggregation || config.enableIgw;
-  const decodeAdmission = pdCapable && !config.disablePdDecodeAdmission
-    ? new DecodeAdmission({
-      waitSecs: config.pdAdmissionWaitSecs,
-      clock,
-      hooks: {
-        onWait: () => metrics.pdAdmissionWaits.inc(),
-        onShed: (_worker, reason) => metrics.pdAdmissionSheds.inc({ reason }),
-        onClaimedChange: (worker, claimed) => metrics.pdAdmissionClaimedRooms.set({ worker }, claimed),
-        onWorkerGone: (worker) => metrics.pdAdmissionClaimedRooms.remove({ worker }),
-      },
-    })
-    : undefined;
+  const decodeAdmission =
+    pdCapable && !config.disablePdDecodeAdmission
+      ? new DecodeAdmission({
+          waitSecs: config.pdAdmissionWaitSecs,
+          clock,
+          hooks: {
+            onWait: () => metrics.pdAdmissionWaits.inc(),
+            onShed: (_worker, reason) => metrics.pdAdmissionSheds.inc({ reason }),
+            onClaimedChange: (worker, claimed) =>
+              metrics.pdAdmissionClaimedRooms.set({ worker }, claimed),
+            onWorkerGone: (worker) => metrics.pdAdmissionClaimedRooms.remove({ worker }),
+          },
+        })
+      : undefined;
   decodeAdmission?.attach(registry);
-  const makePd = (): PdRouter => new PdRouter({
-    ...common,
-    prefillAdmission,
-    decodeAdmission,
-    prefillPolicies: new PolicyRegistry(config.prefillPolicy ?? config.policy, policyDeps, registry),
-    decodePolicies: new PolicyRegistry(config.decodePolicy ?? config.policy, policyDeps, registry),
-  });
+  const makePd = (): PdRouter =>
+    new PdRouter({
+      ...common,
+      prefillAdmission,
+      decodeAdmission,
+      prefillPolicies: new PolicyRegistry(
+        config.prefillPolicy ?? config.policy,
+        policyDeps,
+        registry,
+      ),
+      decodePolicies: new PolicyRegistry(
+        config.decodePolicy ?? config.policy,
+        policyDeps,
+        registry,
+      ),
+    });
   let router: Router;
   if (config.enableIgw) {
     const manager = new RouterManager({
-      registry, regular: new RegularRouter({ ...common, policies }), pd: makePd(), weightMode: config.pdWeightMode, random,
+      registry,
+      regular: new RegularRouter({ ...common, policies }),
+      pd: makePd(),
+      weightMode: config.pdWeightMode,
+      random,
       metrics: {
-        onChoice: (routerType, model) => metrics.routerSelection.inc({ router_type: routerType, model }),
+        onChoice: (routerType, model) =>
+          metrics.routerSelection.inc({ router_type: routerType, model }),
         onWeights: (model, weights) => {
-          for (const [routerType, value] of Object.entries(weights)) metrics.routerWeight.set({ model, router_type: routerType }, value);
+          for (const [routerType, value] of Object.entries(weights))
+            metrics.routerWeight.set({ model, router_type: routerType }, value);
         },
       },
     });
@@ -147,45 +194,94 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
   } else {
     router = config.pdDisaggregation ? makePd() : new RegularRouter({ ...common, policies });
   }
-  const makeCircuit = circuitFactory({
-    failureThreshold: config.cbFailureThreshold,
-    successThreshold: config.cbSuccessThreshold,
-    timeoutMs: config.cbTimeoutDurationSecs * 1000,
-    disabled: config.disableCircuitBreaker,
-  }, clock, metrics);
-  const targets = new WorkerTargetGuard({ allowCidrs: config.workerAllowCidr, lookup: opts.lookup });
-  const workers = new WorkerService(registry, pools, {
-    startupDelaySecs: config.workerStartupDelay,
-    startupCheckIntervalSecs: config.workerStartupCheckInterval,
-    startupTimeoutSecs: config.workerStartupTimeoutSecs,
-    healthEndpoint: config.healthCheckEndpoint,
-    healthTimeoutSecs: config.healthCheckTimeoutSecs,
-    healthDisabled: config.disableHealthCheck,
-    drainSettleSecs: config.drainSettleSecs,
-    defaultApiKey: config.apiKey,
-    dpAware: config.dpAware,
-  }, logger, makeCircuit, targets, workerDispatcher);
-  const health = new HealthChecker({
-    intervalSecs: config.healthCheckIntervalSecs,
-    timeoutSecs: config.healthCheckTimeoutSecs,
-    endpoint: config.healthCheckEndpoint,
-    successThreshold: config.healthSuccessThreshold,
-    failureThreshold: config.healthFailureThreshold,
-    disabled: config.disableHealthCheck,
-    removeUnhealthy: config.removeUnhealthyWorkers,
-  }, registry, metrics, logger, (w) => workers.remove(w.id, w.url), workerDispatcher);
+  const makeCircuit = circuitFactory(
+    {
+      failureThreshold: config.cbFailureThreshold,
+      successThreshold: config.cbSuccessThreshold,
+      timeoutMs: config.cbTimeoutDurationSecs * 1000,
+      disabled: config.disableCircuitBreaker,
+    },
+    clock,
+    metrics,
+  );
+  const targets = new WorkerTargetGuard({
+    allowCidrs: config.workerAllowCidr,
+    lookup: opts.lookup,
+  });
+  const workers = new WorkerService(
+    registry,
+    pools,
+    {
+      startupDelaySecs: config.workerStartupDelay,
+      startupCheckIntervalSecs: config.workerStartupCheckInterval,
+      startupTimeoutSecs: config.workerStartupTimeoutSecs,
+      healthEndpoint: config.healthCheckEndpoint,
+      healthTimeoutSecs: config.healthCheckTimeoutSecs,
+      healthDisabled: config.disableHealthCheck,
+      drainSettleSecs: config.drainSettleSecs,
+      defaultApiKey: config.apiKey,
+      dpAware: config.dpAware,
+    },
+    logger,
+    makeCircuit,
+    targets,
+    workerDispatcher,
+  );
+  const health = new HealthChecker(
+    {
+      intervalSecs: config.healthCheckIntervalSecs,
+      timeoutSecs: config.healthCheckTimeoutSecs,
+      endpoint: config.healthCheckEndpoint,
+      successThreshold: config.healthSuccessThreshold,
+      failureThreshold: config.healthFailureThreshold,
+      disabled: config.disableHealthCheck,
+      removeUnhealthy: config.removeUnhealthyWorkers,
+    },
+    registry,
+    metrics,
+    logger,
+    (w) => workers.remove(w.id, w.url),
+    workerDispatcher,
+  );
   const overload = overloadThresholdsFrom(config);
   const loadMonitor = needsLoadMonitor(config, overload)
-    ? new LoadMonitor({ intervalSecs: config.loadMonitorInterval, engineMetrics: config.engineMetrics, overload }, registry, metrics, clock, workerDispatcher)
+    ? new LoadMonitor(
+        { intervalSecs: config.loadMonitorInterval, engineMetrics: config.engineMetrics, overload },
+        registry,
+        metrics,
+        clock,
+        workerDispatcher,
+      )
     : undefined;
-  const limiter = config.maxConcurrentRequests > 0
-    ? new ConcurrencyLimiter({
-      capacity: config.maxConcurrentRequests,
-      queueSize: config.queueSize,
-      queueTimeoutMs: config.queueTimeoutSecs * 1000,
-      // SMG: "Unset or 0 = no refill": the limit is then pure concurrency (permits return when responses end).
-      refillPerSec: config.rateLimitTokensPerSecond === 0 ? undefined : config.rateLimitTokensPerSecond,
-    }, metrics, clock)
-    : undefined;
-  return { logger, metrics, registry, pools, workerDispatcher, policies, router, workers, targets, health, loadMonitor, limiter, prefillAdmission, decodeAdmission };
+  const limiter =
+    config.maxConcurrentRequests > 0
+      ? new ConcurrencyLimiter(
+          {
+            capacity: config.maxConcurrentRequests,
+            queueSize: config.queueSize,
+            queueTimeoutMs: config.queueTimeoutSecs * 1000,
+            // SMG: "Unset or 0 = no refill": the limit is then pure concurrency (permits return when responses end).
+            refillPerSec:
+              config.rateLimitTokensPerSecond === 0 ? undefined : config.rateLimitTokensPerSecond,
+          },
+          metrics,
+          clock,
+        )
+      : undefined;
+  return {
+    logger,
+    metrics,
+    registry,
+    pools,
+    workerDispatcher,
+    policies,
+    router,
+    workers,
+    targets,
+    health,
+    loadMonitor,
+    limiter,
+    prefillAdmission,
+    decodeAdmission,
+  };
 }

@@ -51,19 +51,45 @@ function reachableUrl(addr: AddressInfo): string {
 }
 
 function aliasMap(pairs: readonly string[]): Map<string, string> {
-  return new Map(pairs.map((p) => {
-    const { alias, canonical } = splitModelAlias(p);
-    return [alias, canonical];
-  }));
+  return new Map(
+    pairs.map((p) => {
+      const { alias, canonical } = splitModelAlias(p);
+      return [alias, canonical];
+    }),
+  );
 }
 
-export async function startGateway(config: GatewayConfig, opts: GatewayOptions = {}): Promise<Gateway> {
+export async function startGateway(
+  config: GatewayConfig,
+  opts: GatewayOptions = {},
+): Promise<Gateway> {
   const parts = buildComponents(config, opts);
-  const { logger, metrics, registry, workers, router, pools, health, loadMonitor, limiter, policies } = parts;
+  const {
+    logger,
+    metrics,
+    registry,
+    workers,
+    router,
+    pools,
+    health,
+    loadMonitor,
+    limiter,
+    policies,
+  } = parts;
   const app: AppContext = {
-    config, registry, workers, router, pools, metrics, logger, limiter, workerDispatcher: parts.workerDispatcher,
-    aliases: aliasMap(config.modelAlias), draining: false,
-    auth: new GatewayAuth(config.apiKey, config.controlPlaneApiKeys), hop: new HopMarker(),
+    config,
+    registry,
+    workers,
+    router,
+    pools,
+    metrics,
+    logger,
+    limiter,
+    workerDispatcher: parts.workerDispatcher,
+    aliases: aliasMap(config.modelAlias),
+    draining: false,
+    auth: new GatewayAuth(config.apiKey, config.controlPlaneApiKeys),
+    hop: new HopMarker(),
   };
 
   const front: GatewayServer = createGatewayServer(app);
@@ -88,7 +114,11 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
     front.server.close();
     throw err;
   }
-  parts.targets.addOwnListener({ name: 'metrics', host: config.prometheusHost, port: metricsAddr.port });
+  parts.targets.addOwnListener({
+    name: 'metrics',
+    host: config.prometheusHost,
+    port: metricsAddr.port,
+  });
   // SMG binds the probe listener on --host, next to the main port.
   let probeServer: Server | undefined;
   let probeAddr: AddressInfo | undefined;
@@ -127,7 +157,9 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
     probeServer?.closeAllConnections();
     await Promise.all([
       new Promise<void>((resolve) => metricsServer.close(() => resolve())),
-      new Promise<void>((resolve) => (probeServer ? probeServer.close(() => resolve()) : resolve())),
+      new Promise<void>((resolve) =>
+        probeServer ? probeServer.close(() => resolve()) : resolve(),
+      ),
       pools.closeAll(),
       parts.workerDispatcher.destroy().catch(() => undefined),
     ]);
@@ -135,7 +167,10 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
 
   const startup = [
     ...config.workerUrls.map((url) => ({ flag: '--worker-urls', spec: { url } })),
-    ...config.prefill.map((p) => ({ flag: '--prefill', spec: { url: p.url, worker_type: 'prefill', bootstrap_port: p.bootstrapPort } })),
+    ...config.prefill.map((p) => ({
+      flag: '--prefill',
+      spec: { url: p.url, worker_type: 'prefill', bootstrap_port: p.bootstrapPort },
+    })),
     ...config.decode.map((url) => ({ flag: '--decode', spec: { url, worker_type: 'decode' } })),
   ];
   const accepted: WorkerSpec[] = [];

@@ -20,11 +20,19 @@ function internalError(app: AppContext, res: ServerResponse, err: unknown): void
  * gateway's limits (headers within `headersTimeout`, then the body within the body deadline):
  * the gateway's JSON `408 request_body_timeout` always comes first and Node's stays a backstop.
  */
-export function clientTimeouts(bodyDeadlineMs: number): { keepAliveTimeout: number; headersTimeout: number; requestTimeout: number } {
+export function clientTimeouts(bodyDeadlineMs: number): {
+  keepAliveTimeout: number;
+  headersTimeout: number;
+  requestTimeout: number;
+} {
   // Above common load-balancer idle timeouts (60 s), so the LB never reuses a socket we closed.
   const keepAliveTimeout = 65_000;
   const headersTimeout = 66_000;
-  return { keepAliveTimeout, headersTimeout, requestTimeout: headersTimeout + bodyDeadlineMs + 5_000 };
+  return {
+    keepAliveTimeout,
+    headersTimeout,
+    requestTimeout: headersTimeout + bodyDeadlineMs + 5_000,
+  };
 }
 
 export interface GatewayServer {
@@ -48,7 +56,12 @@ export function createGatewayServer(app: AppContext): GatewayServer {
     // First, so every answer below (gateway errors included) carries `x-request-id`, as SMG's.
     assignRequestId(req, res, requestIdHeaders, pathname);
     const match = matchRoute(method, pathname);
-    const label = match.kind === 'route' ? match.route.label : match.kind === 'method_not_allowed' ? match.label : 'other';
+    const label =
+      match.kind === 'route'
+        ? match.route.label
+        : match.kind === 'method_not_allowed'
+          ? match.label
+          : 'other';
     inflight += 1;
     metrics.httpRequests.inc({ method, path: label });
     res.once('close', () => {
@@ -56,7 +69,11 @@ export function createGatewayServer(app: AppContext): GatewayServer {
       metrics.httpDuration.observe({ method, path: label }, (performance.now() - start) / 1000);
       // A response the client abandoned was never delivered: nginx's 499, not Node's default 200.
       const status = res.writableFinished ? String(res.statusCode) : '499';
-      metrics.httpResponses.inc({ path: label, status_code: status, error_code: gatewayErrorCode(res) });
+      metrics.httpResponses.inc({
+        path: label,
+        status_code: status,
+        error_code: gatewayErrorCode(res),
+      });
       if (inflight === 0) {
         const waiters = idleWaiters;
         idleWaiters = [];
@@ -69,21 +86,39 @@ export function createGatewayServer(app: AppContext): GatewayServer {
     }
     if (match.kind === 'method_not_allowed') {
       res.setHeader('allow', match.allowed.join(', '));
-      sendError(res, new GatewayError('method_not_allowed', `Method ${method} is not allowed on ${pathname}`));
+      sendError(
+        res,
+        new GatewayError('method_not_allowed', `Method ${method} is not allowed on ${pathname}`),
+      );
       return;
     }
     if (app.hop.seenIn(req.headers.via)) {
       // Answered before auth: a looped request carries the key this gateway gave its "worker".
-      sendError(res, new GatewayError('loop_detected', 'Request loop detected: this request already passed through this gateway', { retryable: false }));
+      sendError(
+        res,
+        new GatewayError(
+          'loop_detected',
+          'Request loop detected: this request already passed through this gateway',
+          { retryable: false },
+        ),
+      );
       return;
     }
     const access = app.auth.check(req.headers.authorization, match.route.auth, method);
     if (access === 'unauthorized') {
-      sendError(res, new GatewayError('unauthorized', 'Missing or invalid API key', { headers: { 'www-authenticate': 'Bearer' } }));
+      sendError(
+        res,
+        new GatewayError('unauthorized', 'Missing or invalid API key', {
+          headers: { 'www-authenticate': 'Bearer' },
+        }),
+      );
       return;
     }
     if (access === 'forbidden') {
-      sendError(res, new GatewayError('forbidden', 'Admin role required for this control plane operation'));
+      sendError(
+        res,
+        new GatewayError('forbidden', 'Admin role required for this control plane operation'),
+      );
       return;
     }
     if (app.draining) {
@@ -91,7 +126,10 @@ export function createGatewayServer(app: AppContext): GatewayServer {
       // refuse new work, and close each connection after its response.
       res.setHeader('connection', 'close');
       if (match.route.auth === 'data') {
-        sendError(res, new GatewayError('shutting_down', 'Gateway is shutting down', { retryable: false }));
+        sendError(
+          res,
+          new GatewayError('shutting_down', 'Gateway is shutting down', { retryable: false }),
+        );
         return;
       }
     }
@@ -100,7 +138,12 @@ export function createGatewayServer(app: AppContext): GatewayServer {
     run(match.route.handler, req, res, match.param);
   };
 
-  const run = (handler: Handler, req: IncomingMessage, res: ServerResponse, param: string): void => {
+  const run = (
+    handler: Handler,
+    req: IncomingMessage,
+    res: ServerResponse,
+    param: string,
+  ): void => {
     try {
       const done = handler(req, res, app, param);
       if (done instanceof Promise) done.catch((err: unknown) => internalError(app, res, err));
@@ -118,6 +161,9 @@ export function createGatewayServer(app: AppContext): GatewayServer {
   return {
     server,
     inflight: () => inflight,
-    idle: () => (inflight === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve))),
+    idle: () =>
+      inflight === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => idleWaiters.push(resolve)),
   };
 }

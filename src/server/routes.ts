@@ -10,12 +10,22 @@ import { inferenceHandler } from './handlers/inference.js';
 import { listModels } from './handlers/models.js';
 import { createWorker, listWorkers, workerById } from './handlers/workers-admin.js';
 import { pdHealthGenerate } from './handlers/pd-health-generate.js';
-import { firstAvailablePrefill, flushCache, getLoads, proxyGetToFirstWorker } from './handlers/worker-proxy.js';
+import {
+  firstAvailablePrefill,
+  flushCache,
+  getLoads,
+  proxyGetToFirstWorker,
+} from './handlers/worker-proxy.js';
 
 /** `data`: inference (`--api-key`); `admin`: control plane (control-plane keys, else `--api-key`); `public`: probes. */
 export type AuthClass = 'data' | 'admin' | 'public';
 
-export type Handler = (req: IncomingMessage, res: ServerResponse, app: AppContext, param: string) => unknown;
+export type Handler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  app: AppContext,
+  param: string,
+) => unknown;
 
 export interface Route {
   readonly method: string;
@@ -27,12 +37,28 @@ export interface Route {
   readonly handler: Handler;
 }
 
-const inference = (path: string, endpoint: Parameters<typeof inferenceHandler>[0], upstreamPath = path): Route => {
+const inference = (
+  path: string,
+  endpoint: Parameters<typeof inferenceHandler>[0],
+  upstreamPath = path,
+): Route => {
   const handle = inferenceHandler(endpoint);
-  return { method: 'POST', path, label: path, auth: 'data', handler: (req, res, app) => handle(req, res, app, upstreamPath) };
+  return {
+    method: 'POST',
+    path,
+    label: path,
+    auth: 'data',
+    handler: (req, res, app) => handle(req, res, app, upstreamPath),
+  };
 };
 
-const get = (path: string, auth: AuthClass, handler: Handler): Route => ({ method: 'GET', path, label: path, auth, handler });
+const get = (path: string, auth: AuthClass, handler: Handler): Route => ({
+  method: 'GET',
+  path,
+  label: path,
+  auth,
+  handler,
+});
 
 const WORKER_BY_ID = '/workers/';
 
@@ -40,10 +66,13 @@ const WORKER_BY_ID = '/workers/';
  * Pure PD mode (`--pd-disaggregation` without `--enable-igw`) answers the probe and info routes
  * as SMG's PD router does; the other modes proxy them to the first available worker.
  */
-const pdOr = (pd: Handler, other: Handler): Handler => (req, res, app, param) =>
-  (app.config.pdDisaggregation && !app.config.enableIgw ? pd : other)(req, res, app, param);
+const pdOr =
+  (pd: Handler, other: Handler): Handler =>
+  (req, res, app, param) =>
+    (app.config.pdDisaggregation && !app.config.enableIgw ? pd : other)(req, res, app, param);
 
-const infoRoute = (path: string): Handler => pdOr(proxyGetToFirstWorker(path, firstAvailablePrefill), proxyGetToFirstWorker(path));
+const infoRoute = (path: string): Handler =>
+  pdOr(proxyGetToFirstWorker(path, firstAvailablePrefill), proxyGetToFirstWorker(path));
 
 export const ROUTES: readonly Route[] = [
   inference('/v1/chat/completions', 'chat'),
@@ -57,15 +86,29 @@ export const ROUTES: readonly Route[] = [
   get('/liveness', 'public', liveness),
   get('/health', 'public', liveness),
   get('/readiness', 'public', readiness),
-  get('/health_generate', 'public', pdOr(pdHealthGenerate, proxyGetToFirstWorker('/health_generate'))),
+  get(
+    '/health_generate',
+    'public',
+    pdOr(pdHealthGenerate, proxyGetToFirstWorker('/health_generate')),
+  ),
   get('/get_server_info', 'public', infoRoute('/get_server_info')),
   get('/get_model_info', 'public', infoRoute('/get_model_info')),
   get('/get_loads', 'admin', getLoads),
-  { method: 'POST', path: '/flush_cache', label: '/flush_cache', auth: 'admin', handler: flushCache },
+  {
+    method: 'POST',
+    path: '/flush_cache',
+    label: '/flush_cache',
+    auth: 'admin',
+    handler: flushCache,
+  },
   get('/workers', 'admin', listWorkers),
   { method: 'POST', path: '/workers', label: '/workers', auth: 'admin', handler: createWorker },
   ...['GET', 'PUT', 'PATCH', 'DELETE'].map((method): Route => ({
-    method, path: WORKER_BY_ID, label: '/workers/{worker_id}', auth: 'admin', handler: workerById,
+    method,
+    path: WORKER_BY_ID,
+    label: '/workers/{worker_id}',
+    auth: 'admin',
+    handler: workerById,
   })),
 ];
 
@@ -103,7 +146,9 @@ export function matchRoute(method: string, pathname: string): Match {
     param = decoded ?? '';
   }
   if (!routes) return { kind: 'not_found' };
-  const route = routes.find((r) => r.method === method) ?? (method === 'HEAD' ? routes.find((r) => r.method === 'GET') : undefined);
+  const route =
+    routes.find((r) => r.method === method) ??
+    (method === 'HEAD' ? routes.find((r) => r.method === 'GET') : undefined);
   if (route) return { kind: 'route', route, param };
   const allowed = routes.map((r) => r.method);
   if (allowed.includes('GET')) allowed.push('HEAD');

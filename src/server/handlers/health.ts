@@ -17,8 +17,14 @@ export function readiness(_req: IncomingMessage, res: ServerResponse, app: AppCo
   // least one ready prefill and one ready decode worker; in IGW mode either.
   const igw = app.config.enableIgw;
   const pd = app.config.pdDisaggregation || igw;
-  const pdReady = app.registry.ofType('prefill').some((w) => w.isHealthy) && app.registry.ofType('decode').some((w) => w.isHealthy);
-  const workers = igw ? app.registry.all() : pd ? [...app.registry.ofType('prefill'), ...app.registry.ofType('decode')] : app.registry.ofType('regular');
+  const pdReady =
+    app.registry.ofType('prefill').some((w) => w.isHealthy) &&
+    app.registry.ofType('decode').some((w) => w.isHealthy);
+  const workers = igw
+    ? app.registry.all()
+    : pd
+      ? [...app.registry.ofType('prefill'), ...app.registry.ofType('decode')]
+      : app.registry.ofType('regular');
   const healthy = workers.filter((w) => w.isHealthy).length;
   const regularReady = app.registry.ofType('regular').some((w) => w.isHealthy);
   const ready = igw ? regularReady || pdReady : pd ? pdReady : healthy > 0;

@@ -23,7 +23,11 @@ export class ClientDisconnectedError extends Error {
  * one; the body read is bounded by `--max-payload-size` and `--request-body-timeout-secs`
  * instead. A queued client that leaves drops out of the queue (the limiter watches `client`).
  */
-async function admit(limiter: ConcurrencyLimiter, res: ServerResponse, client: AbortSignal): Promise<void> {
+async function admit(
+  limiter: ConcurrencyLimiter,
+  res: ServerResponse,
+  client: AbortSignal,
+): Promise<void> {
   const permit = await limiter.acquire(client);
   // The client may have left between the grant and now: its 'close' has fired already.
   if (client.aborted) {
@@ -34,13 +38,22 @@ async function admit(limiter: ConcurrencyLimiter, res: ServerResponse, client: A
 }
 
 export function inferenceHandler(endpoint: Endpoint) {
-  return async (req: IncomingMessage, res: ServerResponse, app: AppContext, path: string): Promise<void> => {
+  return async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    app: AppContext,
+    path: string,
+  ): Promise<void> => {
     const client = new AbortController();
     res.once('close', () => {
       if (!res.writableFinished) client.abort(new ClientDisconnectedError('client disconnected'));
     });
     try {
-      const raw = await readBody(req, app.config.maxPayloadSize, app.config.requestBodyTimeoutSecs * 1000);
+      const raw = await readBody(
+        req,
+        app.config.maxPayloadSize,
+        app.config.requestBodyTimeoutSecs * 1000,
+      );
       // Admitted before parsing: parsing a large body is work the limit is there to bound.
       if (app.limiter) await admit(app.limiter, res, client.signal);
       const headers = clientHeadersOf(req);
@@ -66,7 +79,10 @@ export function inferenceHandler(endpoint: Endpoint) {
         sendError(res, err);
         return;
       }
-      app.logger.error({ err: String(err), stack: (err as Error).stack }, 'unhandled error in inference handler');
+      app.logger.error(
+        { err: String(err), stack: (err as Error).stack },
+        'unhandled error in inference handler',
+      );
       sendError(res, new GatewayError('internal_error', 'Internal gateway error'));
     }
   };

@@ -63,8 +63,20 @@ export async function pdHealthGenerate(
   const attempt = new AttemptSignal(client.signal, app.config.requestTimeoutSecs * 1000);
   try {
     const failures = await Promise.all([
-      probe(app.workerDispatcher, prefill, 'Prefill', workerHeaders(prefill, req, app), attempt.signal),
-      probe(app.workerDispatcher, decode, 'Decode', workerHeaders(decode, req, app), attempt.signal),
+      probe(
+        app.workerDispatcher,
+        prefill,
+        'Prefill',
+        workerHeaders(prefill, req, app),
+        attempt.signal,
+      ),
+      probe(
+        app.workerDispatcher,
+        decode,
+        'Decode',
+        workerHeaders(decode, req, app),
+        attempt.signal,
+      ),
     ]);
     if (client.signal.aborted) return;
     const errors = failures.filter((f): f is string => f !== undefined);

@@ -21,8 +21,15 @@ const FAN_OUT_TIMEOUT_MS = 10_000;
  * Headers of a call made to a worker on behalf of a client request: the worker's key, the loop
  * marker (a worker URL may lead back to this gateway) and the request's id.
  */
-export function workerHeaders(worker: Worker, req: IncomingMessage, app: AppContext): Record<string, string> {
-  return workerCallHeaders(worker.apiKey, { via: app.hop.append(clientHeadersOf(req).via), requestId: requestIdOf(req) });
+export function workerHeaders(
+  worker: Worker,
+  req: IncomingMessage,
+  app: AppContext,
+): Record<string, string> {
+  return workerCallHeaders(worker.apiKey, {
+    via: app.hop.append(clientHeadersOf(req).via),
+    requestId: requestIdOf(req),
+  });
 }
 
 /** Which worker a proxied GET goes to, or the error to answer when there is none. */
@@ -30,7 +37,9 @@ export type WorkerPick = (app: AppContext) => Worker | GatewayError;
 
 /** The first available worker (of the type, when given) in registry order, the order of `GET /workers`. */
 export function firstAvailable(app: AppContext, type?: Worker['type']): Worker | undefined {
-  return (type === undefined ? app.registry.all() : app.registry.ofType(type)).find((w) => w.isAvailable());
+  return (type === undefined ? app.registry.all() : app.registry.ofType(type)).find((w) =>
+    w.isAvailable(),
+  );
 }
 
 const firstAvailableWorker: WorkerPick = (app) =>
@@ -38,14 +47,20 @@ const firstAvailableWorker: WorkerPick = (app) =>
 
 /** SMG's PD router answers the info routes from a prefill worker (`proxy_to_first_prefill_worker`). */
 export const firstAvailablePrefill: WorkerPick = (app) =>
-  firstAvailable(app, 'prefill') ?? new GatewayError('no_prefill_servers', 'No prefill servers available');
+  firstAvailable(app, 'prefill') ??
+  new GatewayError('no_prefill_servers', 'No prefill servers available');
 
 export function proxyGetToFirstWorker(path: string, pick: WorkerPick = firstAvailableWorker) {
   return async (req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> => {
     const worker = pick(app);
     const pool = worker instanceof GatewayError ? undefined : app.pools.get(worker.origin);
     if (worker instanceof GatewayError || !pool) {
-      sendError(res, worker instanceof GatewayError ? worker : new GatewayError('no_workers', 'No available workers'));
+      sendError(
+        res,
+        worker instanceof GatewayError
+          ? worker
+          : new GatewayError('no_workers', 'No available workers'),
+      );
       return;
     }
     const client = new AbortController();
@@ -54,7 +69,13 @@ export function proxyGetToFirstWorker(path: string, pick: WorkerPick = firstAvai
     });
     const attempt = new AttemptSignal(client.signal, app.config.requestTimeoutSecs * 1000);
     try {
-      const upstream = await sendUpstream({ pool, method: 'GET', path: worker.upstreamPath(path), headers: workerHeaders(worker, req, app), signal: attempt.signal });
+      const upstream = await sendUpstream({
+        pool,
+        method: 'GET',
+        path: worker.upstreamPath(path),
+        headers: workerHeaders(worker, req, app),
+        signal: attempt.signal,
+      });
       await relayResponse(upstream, res, {
         // Last, so the worker's own `x-request-id` never replaces the id the client is answered with.
         headers: { 'x-smg-routed-worker-id': worker.url, 'x-request-id': requestIdOf(req) },
@@ -98,21 +119,50 @@ async function callWorker(
 }
 
 /** `GET /get_loads`: polls every worker's `/v1/loads` now (SMG `WorkerLoadsResult`). */
-export async function getLoads(req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> {
+export async function getLoads(
+  req: IncomingMessage,
+  res: ServerResponse,
+  app: AppContext,
+): Promise<void> {
   const workers = app.registry.all();
-  const results = await Promise.all(workers.map((w) => callWorker(app, w, 'GET', '/v1/loads?include=core,disagg,queues,memory', workerHeaders(w, req, app))));
+  const results = await Promise.all(
+    workers.map((w) =>
+      callWorker(
+        app,
+        w,
+        'GET',
+        '/v1/loads?include=core,disagg,queues,memory',
+        workerHeaders(w, req, app),
+      ),
+    ),
+  );
   const loads = workers.map((w, i) => {
     const r = results[i];
-    return { worker: w.url, worker_type: w.type, ...(r?.ok ? { details: r.json } : { details: null, error: r?.error ?? 'unknown' }) };
+    return {
+      worker: w.url,
+      worker_type: w.type,
+      ...(r?.ok ? { details: r.json } : { details: null, error: r?.error ?? 'unknown' }),
+    };
   });
   const successful = results.filter((r) => r.ok).length;
-  sendJson(res, 200, { loads, total_workers: workers.length, successful, failed: workers.length - successful });
+  sendJson(res, 200, {
+    loads,
+    total_workers: workers.length,
+    successful,
+    failed: workers.length - successful,
+  });
 }
 
 /** `POST /flush_cache`: fans out to every HTTP worker (SMG `FlushCacheResult`). */
-export async function flushCache(req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> {
+export async function flushCache(
+  req: IncomingMessage,
+  res: ServerResponse,
+  app: AppContext,
+): Promise<void> {
   const workers = app.registry.all();
-  const results = await Promise.all(workers.map((w) => callWorker(app, w, 'POST', '/flush_cache', workerHeaders(w, req, app))));
+  const results = await Promise.all(
+    workers.map((w) => callWorker(app, w, 'POST', '/flush_cache', workerHeaders(w, req, app))),
+  );
   const successful: string[] = [];
   const failed: [string, string][] = [];
   workers.forEach((w, i) => {
@@ -125,6 +175,12 @@ export async function flushCache(req: IncomingMessage, res: ServerResponse, app:
       ? `Successfully flushed cache on all ${successful.length} workers`
       : `Cache flush completed with ${failed.length} failures out of ${workers.length} workers`;
   sendJson(res, failed.length === 0 ? 200 : 500, {
-    successful, failed, total_workers: workers.length, http_workers: workers.length, grpc_workers: 0, zmq_workers: 0, message,
+    successful,
+    failed,
+    total_workers: workers.length,
+    http_workers: workers.length,
+    grpc_workers: 0,
+    zmq_workers: 0,
+    message,
   });
 }

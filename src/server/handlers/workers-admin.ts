@@ -10,9 +10,15 @@ import type { Worker } from '../../workers/worker.js';
 import type { AppContext } from '../app-context.js';
 import { parseJsonObject, readBody, type JsonObject } from '../body.js';
 
-type WorkerApiCode = 'WORKER_NOT_FOUND' | 'BAD_REQUEST' | 'WORKER_ALREADY_EXISTS' | 'INTERNAL_SERVER_ERROR';
+type WorkerApiCode =
+  'WORKER_NOT_FOUND' | 'BAD_REQUEST' | 'WORKER_ALREADY_EXISTS' | 'INTERNAL_SERVER_ERROR';
 
-function workerError(res: ServerResponse, status: number, code: WorkerApiCode, message: string): void {
+function workerError(
+  res: ServerResponse,
+  status: number,
+  code: WorkerApiCode,
+  message: string,
+): void {
   recordErrorCode(res, code);
   sendJson(res, status, { error: message, code });
 }
@@ -35,7 +41,9 @@ export function workerInfo(w: Worker, app: AppContext): Record<string, unknown> 
     priority: w.priority,
     cost: w.cost,
     bootstrap_port: w.bootstrapPort ?? null,
-    ...(w.dpRank === undefined ? {} : { dp_rank: w.dpRank, dp_size: w.dpSize, routed_worker_id: w.key }),
+    ...(w.dpRank === undefined
+      ? {}
+      : { dp_rank: w.dpRank, dp_size: w.dpSize, routed_worker_id: w.key }),
     is_healthy: w.isHealthy,
     status: w.status,
     load: w.load,
@@ -49,7 +57,11 @@ export function workerInfo(w: Worker, app: AppContext): Record<string, unknown> 
  * walk would otherwise break the listing for everyone. Read errors (413, 408) get the gateway's
  * envelope; a body that is not a JSON object gets the worker API's `BAD_REQUEST`.
  */
-async function readAdminJson(req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<JsonObject | undefined> {
+async function readAdminJson(
+  req: IncomingMessage,
+  res: ServerResponse,
+  app: AppContext,
+): Promise<JsonObject | undefined> {
   let raw: Buffer;
   try {
     raw = await readBody(req, app.config.maxPayloadSize, app.config.requestBodyTimeoutSecs * 1000);
@@ -66,7 +78,11 @@ async function readAdminJson(req: IncomingMessage, res: ServerResponse, app: App
   }
 }
 
-async function readSpec(req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<WorkerSpec | undefined> {
+async function readSpec(
+  req: IncomingMessage,
+  res: ServerResponse,
+  app: AppContext,
+): Promise<WorkerSpec | undefined> {
   const input = await readAdminJson(req, res, app);
   if (input === undefined) return undefined;
   const parsed = parseWorkerSpec(input);
@@ -82,20 +98,36 @@ async function readSpec(req: IncomingMessage, res: ServerResponse, app: AppConte
   return parsed.spec;
 }
 
-export async function createWorker(req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> {
+export async function createWorker(
+  req: IncomingMessage,
+  res: ServerResponse,
+  app: AppContext,
+): Promise<void> {
   const spec = await readSpec(req, res, app);
   if (!spec) return;
   const { id, conflict } = app.workers.add(spec);
   if (conflict) {
-    workerError(res, 409, 'WORKER_ALREADY_EXISTS',
-      `Worker already exists at URL '${spec.url}' with ID ${id}. Use PUT /workers/${id} or PATCH /workers/${id} to update it.`);
+    workerError(
+      res,
+      409,
+      'WORKER_ALREADY_EXISTS',
+      `Worker already exists at URL '${spec.url}' with ID ${id}. Use PUT /workers/${id} or PATCH /workers/${id} to update it.`,
+    );
     return;
   }
   const location = `/workers/${id}`;
-  sendJson(res, 202, {
-    status: 'accepted', worker_id: id, url: spec.url, location,
-    message: 'Worker addition queued for background processing',
-  }, { location });
+  sendJson(
+    res,
+    202,
+    {
+      status: 'accepted',
+      worker_id: id,
+      url: spec.url,
+      location,
+      message: 'Worker addition queued for background processing',
+    },
+    { location },
+  );
 }
 
 export function listWorkers(req: IncomingMessage, res: ServerResponse, app: AppContext): void {
@@ -105,12 +137,21 @@ export function listWorkers(req: IncomingMessage, res: ServerResponse, app: AppC
   sendJson(res, 200, {
     workers: workers.map((w) => workerInfo(w, app)),
     total: workers.length,
-    stats: { prefill_count: count('prefill'), decode_count: count('decode'), regular_count: count('regular') },
+    stats: {
+      prefill_count: count('prefill'),
+      decode_count: count('decode'),
+      regular_count: count('regular'),
+    },
   });
 }
 
 /** Handles `/workers/{id}` for every method. */
-export async function workerById(req: IncomingMessage, res: ServerResponse, app: AppContext, id: string): Promise<void> {
+export async function workerById(
+  req: IncomingMessage,
+  res: ServerResponse,
+  app: AppContext,
+  id: string,
+): Promise<void> {
   if (!UUID_RE.test(id)) {
     workerError(res, 400, 'BAD_REQUEST', `Invalid worker id '${id}': expected a UUID`);
     return;
@@ -130,7 +171,11 @@ export async function workerById(req: IncomingMessage, res: ServerResponse, app:
       }
       if (method === 'DELETE') {
         app.workers.forget(id);
-        sendJson(res, 202, { status: 'accepted', worker_id: id, message: 'Worker removal queued for background processing' });
+        sendJson(res, 202, {
+          status: 'accepted',
+          worker_id: id,
+          message: 'Worker removal queued for background processing',
+        });
         return;
       }
     }
@@ -141,23 +186,43 @@ export async function workerById(req: IncomingMessage, res: ServerResponse, app:
     case 'GET': {
       if (worker) sendJson(res, 200, workerInfo(worker, app));
       // Still registering: a partial WorkerInfo with the job's status, as SMG.
-      else sendJson(res, 200, { id, url: pending?.url, status: 'pending', job_status: app.workers.job(id) ?? null });
+      else
+        sendJson(res, 200, {
+          id,
+          url: pending?.url,
+          status: 'pending',
+          job_status: app.workers.job(id) ?? null,
+        });
       return;
     }
     case 'PUT': {
       const spec = await readSpec(req, res, app);
       if (!spec) return;
       if (worker?.dpRank !== undefined) {
-        workerError(res, 400, 'BAD_REQUEST', 'PUT is not supported for data-parallel workers; DELETE and POST instead');
+        workerError(
+          res,
+          400,
+          'BAD_REQUEST',
+          'PUT is not supported for data-parallel workers; DELETE and POST instead',
+        );
         return;
       }
       const currentUrl = worker?.url ?? pending?.url;
       if (spec.url !== currentUrl) {
-        workerError(res, 400, 'BAD_REQUEST', `URL in body '${spec.url}' does not match worker URL '${currentUrl ?? ''}'`);
+        workerError(
+          res,
+          400,
+          'BAD_REQUEST',
+          `URL in body '${spec.url}' does not match worker URL '${currentUrl ?? ''}'`,
+        );
         return;
       }
       app.workers.update(id, spec);
-      sendJson(res, 202, { status: 'accepted', worker_id: id, message: 'Worker update queued for background processing' });
+      sendJson(res, 202, {
+        status: 'accepted',
+        worker_id: id,
+        message: 'Worker update queued for background processing',
+      });
       return;
     }
     case 'PATCH': {
@@ -175,16 +240,29 @@ export async function workerById(req: IncomingMessage, res: ServerResponse, app:
         return;
       }
       app.workers.patch(worker, patch);
-      sendJson(res, 202, { status: 'accepted', worker_id: id, message: 'Worker update queued for background processing' });
+      sendJson(res, 202, {
+        status: 'accepted',
+        worker_id: id,
+        message: 'Worker update queued for background processing',
+      });
       return;
     }
     case 'DELETE': {
       app.workers.remove(id, worker?.url ?? pending?.url ?? '');
-      sendJson(res, 202, { status: 'accepted', worker_id: id, message: 'Worker removal queued for background processing' });
+      sendJson(res, 202, {
+        status: 'accepted',
+        worker_id: id,
+        message: 'Worker removal queued for background processing',
+      });
       return;
     }
     case undefined:
     default:
-      workerError(res, 405, 'BAD_REQUEST', `Method ${req.method ?? ''} not allowed on /workers/{id}`);
+      workerError(
+        res,
+        405,
+        'BAD_REQUEST',
+        `Method ${req.method ?? ''} not allowed on /workers/{id}`,
+      );
   }
 }
