@@ -58,10 +58,18 @@ export class ConcurrencyLimiter {
       return Promise.resolve(this.#grant());
     }
     if (this.config.queueSize === 0) {
-      return Promise.reject(this.#reject('queue_disabled', 'admission_queue_full', 'concurrency limit reached and queuing is disabled'));
+      return Promise.reject(
+        this.#reject(
+          'queue_disabled',
+          'admission_queue_full',
+          'concurrency limit reached and queuing is disabled',
+        ),
+      );
     }
     if (this.#queue.length >= this.config.queueSize) {
-      return Promise.reject(this.#reject('queue_full', 'admission_queue_full', 'admission queue is at capacity'));
+      return Promise.reject(
+        this.#reject('queue_full', 'admission_queue_full', 'admission queue is at capacity'),
+      );
     }
     return new Promise<Lease>((resolve, reject) => {
       const done = (): void => {
@@ -84,9 +92,17 @@ export class ConcurrencyLimiter {
           reject(err);
         },
       };
-      const onAbort = (): void => waiter.fail(new GatewayError('admission_queue_timeout', 'client left the admission queue'));
+      const onAbort = (): void =>
+        waiter.fail(new GatewayError('admission_queue_timeout', 'client left the admission queue'));
       const timer = setTimeout(
-        () => waiter.fail(this.#reject('timeout', 'admission_queue_timeout', 'timed out waiting for an admission slot')),
+        () =>
+          waiter.fail(
+            this.#reject(
+              'timeout',
+              'admission_queue_timeout',
+              'timed out waiting for an admission slot',
+            ),
+          ),
         this.config.queueTimeoutMs,
       );
       signal.addEventListener('abort', onAbort, { once: true });
@@ -98,10 +114,15 @@ export class ConcurrencyLimiter {
 
   close(): void {
     clearTimeout(this.#refillTimer);
-    for (const w of [...this.#queue]) w.fail(new GatewayError('shutting_down', 'gateway is shutting down'));
+    for (const w of [...this.#queue])
+      w.fail(new GatewayError('shutting_down', 'gateway is shutting down'));
   }
 
-  #reject(reason: string, code: 'admission_queue_full' | 'admission_queue_timeout', message: string): GatewayError {
+  #reject(
+    reason: string,
+    code: 'admission_queue_full' | 'admission_queue_timeout',
+    message: string,
+  ): GatewayError {
     this.metrics.rateLimit.inc({ result: 'rejected' });
     this.metrics.admissionRejected.inc({ reason });
     return new GatewayError(code, message, { headers: RETRY_AFTER, retryable: false });
@@ -137,7 +158,11 @@ export class ConcurrencyLimiter {
   #refill(): void {
     const rate = this.config.refillPerSec;
     const now = this.clock.now();
-    if (rate !== undefined) this.#tokens = Math.min(this.config.capacity, this.#tokens + ((now - this.#lastRefill) / 1000) * rate);
+    if (rate !== undefined)
+      this.#tokens = Math.min(
+        this.config.capacity,
+        this.#tokens + ((now - this.#lastRefill) / 1000) * rate,
+      );
     this.#lastRefill = now;
   }
 

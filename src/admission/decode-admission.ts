@@ -30,12 +30,23 @@ import { systemClock, type Clock } from '../util/clock.js';
 import type { RegistryEvents } from '../workers/registry.js';
 import type { Worker } from '../workers/worker.js';
 import {
-  realTimers, WaitBudget, windowOf, windowShed, workerGoneShed,
-  type ShedReason, type Timers,
+  realTimers,
+  WaitBudget,
+  windowOf,
+  windowShed,
+  workerGoneShed,
+  type ShedReason,
+  type Timers,
 } from './decode-window.js';
 import { RoomClaim, ungated, type DecodeClaim } from './decode-claim.js';
 
-export { WaitBudget, windowOf, retryAfterSecs, type ShedReason, type Timers } from './decode-window.js';
+export {
+  WaitBudget,
+  windowOf,
+  retryAfterSecs,
+  type ShedReason,
+  type Timers,
+} from './decode-window.js';
 export type { DecodeClaim } from './decode-claim.js';
 
 export interface ClaimOptions {
@@ -111,13 +122,16 @@ export class DecodeAdmission {
    */
   claim(worker: Worker, rooms: number, opts: ClaimOptions = {}): Promise<DecodeClaim> {
     if (!Number.isSafeInteger(rooms) || rooms < 1) {
-      return Promise.reject(new RangeError(`a decode claim needs a positive integer of rooms, got ${rooms}`));
+      return Promise.reject(
+        new RangeError(`a decode claim needs a positive integer of rooms, got ${rooms}`),
+      );
     }
     const { signal } = opts;
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     const window = windowOf(worker);
     const existing = this.#states.get(worker.key);
-    if (window === undefined && existing === undefined) return Promise.resolve(ungated(worker.key, rooms));
+    if (window === undefined && existing === undefined)
+      return Promise.resolve(ungated(worker.key, rooms));
 
     let state = existing ?? this.#newState(worker, window);
     state.url = worker.url;
@@ -182,12 +196,24 @@ export class DecodeAdmission {
   }
 
   #newState(worker: Worker, window: number | undefined): WorkerState {
-    const state: WorkerState = { key: worker.key, url: worker.url, window, claimed: 0, queue: [], removed: false };
+    const state: WorkerState = {
+      key: worker.key,
+      url: worker.url,
+      window,
+      claimed: 0,
+      queue: [],
+      removed: false,
+    };
     this.#states.set(state.key, state);
     return state;
   }
 
-  #enqueue(state: WorkerState, rooms: number, budget: WaitBudget, signal: AbortSignal | undefined): Promise<DecodeClaim> {
+  #enqueue(
+    state: WorkerState,
+    rooms: number,
+    budget: WaitBudget,
+    signal: AbortSignal | undefined,
+  ): Promise<DecodeClaim> {
     return new Promise<DecodeClaim>((resolve, reject) => {
       const startedAt = this.#clock.now();
       const settle = (exhaust: boolean): void => {

@@ -57,7 +57,8 @@ export class RoomClaim implements DecodeClaim {
   }
 
   releasePart(n: number): void {
-    if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`releasePart needs a non-negative integer, got ${n}`);
+    if (!Number.isSafeInteger(n) || n < 0)
+      throw new RangeError(`releasePart needs a non-negative integer, got ${n}`);
     if (this.#released) return;
     this.#return(Math.min(n, this.#held));
     if (this.#held === 0) this.#released = true;

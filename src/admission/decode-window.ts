@@ -39,7 +39,9 @@ export class WaitBudget {
 
   constructor(initialMs: number) {
     if (!Number.isFinite(initialMs) || initialMs < 0) {
-      throw new RangeError(`wait budget must be a finite non-negative number of ms, got ${initialMs}`);
+      throw new RangeError(
+        `wait budget must be a finite non-negative number of ms, got ${initialMs}`,
+      );
     }
     this.initialMs = initialMs;
     this.#remainingMs = initialMs;

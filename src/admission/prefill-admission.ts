@@ -101,10 +101,22 @@ export class PrefillAdmission {
     }
     if (this.#queue.length >= this.config.queueSize) {
       this.metrics.pdPrefillAdmissionRejections.inc({ reason: 'queue_full' });
-      return Promise.reject(this.#reject('pd_prefill_queue_full', `Prefill admission queue is full (${this.config.queueSize} waiting)`));
+      return Promise.reject(
+        this.#reject(
+          'pd_prefill_queue_full',
+          `Prefill admission queue is full (${this.config.queueSize} waiting)`,
+        ),
+      );
     }
     return new Promise<PrefillSlot>((resolve, reject) => {
-      const waiter: Waiter = { place, resolve, reject, cancel: () => finish(), enqueuedAt: this.clock.now(), done: false };
+      const waiter: Waiter = {
+        place,
+        resolve,
+        reject,
+        cancel: () => finish(),
+        enqueuedAt: this.clock.now(),
+        done: false,
+      };
       const finish = (): void => {
         waiter.done = true;
         clearTimeout(timer);
@@ -116,12 +128,21 @@ export class PrefillAdmission {
       const timer = setTimeout(() => {
         finish();
         this.metrics.pdPrefillAdmissionRejections.inc({ reason: 'queue_timeout' });
-        reject(this.#reject('pd_prefill_queue_timeout', `No prefill slot within ${this.config.queueTimeoutMs / 1000} s`));
+        reject(
+          this.#reject(
+            'pd_prefill_queue_timeout',
+            `No prefill slot within ${this.config.queueTimeoutMs / 1000} s`,
+          ),
+        );
         this.#pump();
       }, this.config.queueTimeoutMs);
       const onAbort = (): void => {
         finish();
-        reject(signal.reason instanceof Error ? signal.reason : new Error('client left the prefill admission queue'));
+        reject(
+          signal.reason instanceof Error
+            ? signal.reason
+            : new Error('client left the prefill admission queue'),
+        );
         this.#pump();
       };
       waiter.resolve = (slot) => {
@@ -148,11 +169,17 @@ export class PrefillAdmission {
   }
 
   /** Honest Retry-After: when, at the observed slot hold time, the queue ahead should clear. */
-  #reject(code: 'pd_prefill_queue_full' | 'pd_prefill_queue_timeout', message: string): GatewayError {
+  #reject(
+    code: 'pd_prefill_queue_full' | 'pd_prefill_queue_timeout',
+    message: string,
+  ): GatewayError {
     const workers = Math.max(1, this.registry.ofType('prefill').filter((w) => w.isHealthy).length);
     const rounds = Math.ceil((this.#queue.length + 1) / (workers * this.config.limit));
     const secs = Math.max(1, Math.ceil((rounds * this.#holdMs) / 1000));
-    return new GatewayError(code, message, { headers: { 'retry-after': String(secs) }, retryable: false });
+    return new GatewayError(code, message, {
+      headers: { 'retry-after': String(secs) },
+      retryable: false,
+    });
   }
 
   #reserve(worker: Worker): PrefillSlot {
@@ -169,7 +196,8 @@ export class PrefillAdmission {
     const l = lease(() => {
       held.n -= 1;
       // A removed registration's series stays removed.
-      if (this.#inflight.get(key) === held) this.metrics.pdPrefillAdmissionInflight.set({ worker: key }, held.n);
+      if (this.#inflight.get(key) === held)
+        this.metrics.pdPrefillAdmissionInflight.set({ worker: key }, held.n);
       this.#holdMs = 0.8 * this.#holdMs + 0.2 * (this.clock.now() - taken);
       this.#pump();
     });

@@ -61,16 +61,29 @@ export function bootstrapHost(prefillUrl: string): string {
   return new URL(prefillUrl).hostname;
 }
 
-export function planBootstrap(endpoint: Endpoint, body: JsonObject, prefillUrl: string, port: number | null | undefined): BootstrapPlan {
+export function planBootstrap(
+  endpoint: Endpoint,
+  body: JsonObject,
+  prefillUrl: string,
+  port: number | null | undefined,
+): BootstrapPlan {
   const size = batchSize(endpoint, body);
   const count = size ?? 1;
   // The body was validated at the edge; this keeps a plan from ever being sized by an
   // unchecked value (one room and one array entry per item).
   if (count < 1 || count > MAX_BATCH_ITEMS) {
-    throw new GatewayError('invalid_body', `This request needs ${count} rendezvous rooms; it must need from 1 to ${MAX_BATCH_ITEMS}`);
+    throw new GatewayError(
+      'invalid_body',
+      `This request needs ${count} rendezvous rooms; it must need from 1 to ${MAX_BATCH_ITEMS}`,
+    );
   }
   const rooms = Array.from({ length: count }, mintRoom);
-  return { host: bootstrapHost(prefillUrl), port: port ?? null, rooms, batched: size !== undefined };
+  return {
+    host: bootstrapHost(prefillUrl),
+    port: port ?? null,
+    rooms,
+    batched: size !== undefined,
+  };
 }
 
 /** Extra top-level fields for one leg (DP ranks), serialized alongside the bootstrap triple. */
@@ -89,7 +102,11 @@ function repeated(json: string, count: number): string {
  * rooms as their exact decimal digits (BigInt, never through a 53-bit number). A client's own
  * `bootstrap_*` fields are dropped so the engine sees only the gateway's. `body` is not mutated.
  */
-export function serializeWithBootstrap(body: JsonObject, plan: BootstrapPlan, extra: LegFields = {}): Buffer {
+export function serializeWithBootstrap(
+  body: JsonObject,
+  plan: BootstrapPlan,
+  extra: LegFields = {},
+): Buffer {
   const rest: JsonObject = { ...body, ...extra };
   for (const field of BOOTSTRAP_FIELDS) delete rest[field];
   const head = JSON.stringify(rest);

@@ -12,7 +12,11 @@ export class CaptureResponse extends Writable {
   readonly #headers: OutgoingHttpHeaders = {};
   readonly #chunks: Buffer[] = [];
 
-  override _write(chunk: Buffer | string, _enc: BufferEncoding, done: (err?: Error | null) => void): void {
+  override _write(
+    chunk: Buffer | string,
+    _enc: BufferEncoding,
+    done: (err?: Error | null) => void,
+  ): void {
     this.#chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
     done();
   }

@@ -10,9 +10,20 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { endWithError, sendJson } from '../errors/respond.js';
 import type { RequestContext } from '../routing/request-context.js';
 import { midStreamGatewayError } from '../upstream/errors.js';
-import { isEventStream, readBodyText, relayResponse, type RelayOutcome } from '../upstream/forward.js';
+import {
+  isEventStream,
+  readBodyText,
+  relayResponse,
+  type RelayOutcome,
+} from '../upstream/forward.js';
 import { relaySseRewritten } from '../upstream/sse-rewrite.js';
-import { bodyFailure, closeLeg, watchUnrelayedBody, type LegFailure, type LegHandle } from './leg.js';
+import {
+  bodyFailure,
+  closeLeg,
+  watchUnrelayedBody,
+  type LegFailure,
+  type LegHandle,
+} from './leg.js';
 import { mergeInto, mergeSseEvent, prefillInputLogprobs, wantsLogprobs } from './logprobs.js';
 import type { PdDeps } from './parallel.js';
 
@@ -50,7 +61,10 @@ export function prefillBodyFailed(text: string): boolean {
     const payload = line.startsWith('data:') ? line.slice(5).trim() : line;
     if (!payload.startsWith('{')) continue;
     try {
-      const doc = JSON.parse(payload) as { error?: unknown; meta_info?: { finish_reason?: { type?: unknown } } };
+      const doc = JSON.parse(payload) as {
+        error?: unknown;
+        meta_info?: { finish_reason?: { type?: unknown } };
+      };
       if (doc.error !== undefined && doc.error !== null) return true;
       if (doc.meta_info?.finish_reason?.type === 'abort') return true;
     } catch {
@@ -73,7 +87,10 @@ function drainPrefill(input: DecodeRelayInput): Promise<string | undefined> {
     if (ctx.signal.aborted || input.decodeFinished === true) return;
     prefill.worker.circuit.record('failure');
     deps.metrics.pdBootstrapFailures.inc();
-    deps.logger.warn({ worker: prefill.worker.url, requestId: ctx.requestId, reason }, 'prefill failed after its head; aborting the decode leg');
+    deps.logger.warn(
+      { worker: prefill.worker.url, requestId: ctx.requestId, reason },
+      'prefill failed after its head; aborting the decode leg',
+    );
     decode.signal.abort(new Error(`prefill failed: ${reason}`));
   };
   return readBodyText(prefillResponse.body).then(
@@ -98,13 +115,21 @@ export async function relayDecode(input: DecodeRelayInput): Promise<DecodeRelayR
   const { ctx, res, decode, decodeResponse, deps } = input;
   const merge = input.prefill !== undefined && wantsLogprobs(ctx.body);
   const prefillText = drainPrefill(input);
-  const headers: Record<string, string> = { 'x-request-id': ctx.requestId, 'x-smg-routed-worker-id': decode.worker.key };
+  const headers: Record<string, string> = {
+    'x-request-id': ctx.requestId,
+    'x-smg-routed-worker-id': decode.worker.key,
+  };
   // Not an SMG header: names the prefill side of the pair, for debugging PD placement.
   if (input.prefill) headers['x-smg-prefill-worker-id'] = input.prefill.worker.key;
-  const abortedByPrefill = (): boolean => decode.signal.signal.aborted && !ctx.signal.aborted && !decode.signal.deadlinePassed;
+  const abortedByPrefill = (): boolean =>
+    decode.signal.signal.aborted && !ctx.signal.aborted && !decode.signal.deadlinePassed;
   const midStreamError = (cause: unknown): GatewayError =>
     abortedByPrefill()
-      ? new GatewayError('prefill_error', `The prefill leg failed after the stream started: ${String((decode.signal.signal.reason as Error | undefined)?.message ?? cause)}`, { status: 502 })
+      ? new GatewayError(
+          'prefill_error',
+          `The prefill leg failed after the stream started: ${String((decode.signal.signal.reason as Error | undefined)?.message ?? cause)}`,
+          { status: 502 },
+        )
       : midStreamGatewayError(cause, decode.worker.url);
   // Until the relay writes the head, a decode failure is still the attempt's to answer.
   const watch = watchUnrelayedBody(decode, decodeResponse.body);
@@ -120,7 +145,13 @@ export async function relayDecode(input: DecodeRelayInput): Promise<DecodeRelayR
     } else if (early === undefined) {
       const prefix = prefillInputLogprobs((await prefillText) ?? '') ?? [];
       if (isEventStream(decodeResponse.headers)) {
-        outcome = await relaySseRewritten(decodeResponse, res, headers, (e) => mergeSseEvent(e, prefix), midStreamError);
+        outcome = await relaySseRewritten(
+          decodeResponse,
+          res,
+          headers,
+          (e) => mergeSseEvent(e, prefix),
+          midStreamError,
+        );
       } else {
         const text = await readBodyText(decodeResponse.body);
         let doc: unknown;
@@ -130,7 +161,13 @@ export async function relayDecode(input: DecodeRelayInput): Promise<DecodeRelayR
           doc = undefined;
         }
         if (doc !== undefined) mergeInto(doc, prefix);
-        if (doc === undefined) res.writeHead(decodeResponse.statusCode, { 'content-type': 'application/json', ...headers }).end(text);
+        if (doc === undefined)
+          res
+            .writeHead(decodeResponse.statusCode, {
+              'content-type': 'application/json',
+              ...headers,
+            })
+            .end(text);
         else sendJson(res, decodeResponse.statusCode, doc, headers);
         outcome = 'complete';
       }
@@ -149,7 +186,8 @@ export async function relayDecode(input: DecodeRelayInput): Promise<DecodeRelayR
     outcome = 'client_closed';
   }
   if (outcome === 'complete') decode.worker.circuit.record('success');
-  else if (outcome === 'upstream_failed' && !abortedByPrefill()) decode.worker.circuit.record('failure');
+  else if (outcome === 'upstream_failed' && !abortedByPrefill())
+    decode.worker.circuit.record('failure');
   closeLeg(decode, 'decode done');
   // A prefill still draining when the client left is stopped by the shared client signal. One
   // that is still open after its decode finished (the KV is long transferred) gets a short grace
@@ -157,7 +195,10 @@ export async function relayDecode(input: DecodeRelayInput): Promise<DecodeRelayR
   input.decodeFinished = true;
   const prefill = input.prefill;
   if (prefill && !prefill.load.released) {
-    const grace = setTimeout(() => prefill.signal.abort(new Error('decode finished; prefill body still open')), PREFILL_GRACE_MS);
+    const grace = setTimeout(
+      () => prefill.signal.abort(new Error('decode finished; prefill body still open')),
+      PREFILL_GRACE_MS,
+    );
     await prefillText;
     clearTimeout(grace);
   }
@@ -171,13 +212,26 @@ export async function relayDecode(input: DecodeRelayInput): Promise<DecodeRelayR
  * retired partner) and drained, so its slot is free before the attempt retries or answers.
  * When the prefill's own failure is what aborted the decode, the failure is the prefill's.
  */
-async function failBeforeBytes(input: DecodeRelayInput, prefillText: Promise<unknown>, failure: LegFailure, prefillCaused: boolean): Promise<DecodeRelayResult> {
+async function failBeforeBytes(
+  input: DecodeRelayInput,
+  prefillText: Promise<unknown>,
+  failure: LegFailure,
+  prefillCaused: boolean,
+): Promise<DecodeRelayResult> {
   input.decodeFinished = true;
   input.prefill?.signal.abort(new Error(`decode leg failed: ${failure.error.code}`));
   await prefillText;
   if (!prefillCaused) return { kind: 'failed', failure };
-  const reason = (input.decode.signal.signal.reason as Error | undefined)?.message ?? 'prefill failed';
-  const error = new GatewayError('prefill_error', `The prefill leg failed before the decode answered: ${reason}`, { status: 502 });
+  const reason =
+    (input.decode.signal.signal.reason as Error | undefined)?.message ?? 'prefill failed';
+  const error = new GatewayError(
+    'prefill_error',
+    `The prefill leg failed before the decode answered: ${reason}`,
+    { status: 502 },
+  );
   // drainPrefill's `fail` aborted the decode and already counted and logged this pair's failure.
-  return { kind: 'failed', failure: { ok: false, error, outcome: 'neutral', aborted: true, reported: true } };
+  return {
+    kind: 'failed',
+    failure: { ok: false, error, outcome: 'neutral', aborted: true, reported: true },
+  };
 }

@@ -25,7 +25,11 @@ export function connectorFor(prefill: Worker): ConnectorPlan {
     const host = new URL(prefill.url).hostname;
     const port = prefill.bootstrapPort ?? DEFAULT_BOOTSTRAP_PORT;
     const engineId = effectiveEngineId(prefill);
-    return { mode: 'mooncake', bootstrapAddr: `http://${host}:${port}`, ...(engineId ? { engineId } : {}) };
+    return {
+      mode: 'mooncake',
+      bootstrapAddr: `http://${host}:${port}`,
+      ...(engineId ? { engineId } : {}),
+    };
   }
   return { mode: 'passthrough' };
 }
@@ -54,7 +58,10 @@ export function mooncakePrefillParams(transferId: string): Record<string, unknow
   return { do_remote_decode: true, do_remote_prefill: false, transfer_id: transferId };
 }
 
-export function mooncakeDecodeParams(transferId: string, plan: ConnectorPlan): Record<string, unknown> {
+export function mooncakeDecodeParams(
+  transferId: string,
+  plan: ConnectorPlan,
+): Record<string, unknown> {
   return {
     do_remote_decode: false,
     do_remote_prefill: true,

@@ -25,8 +25,12 @@ export function legStatusError(leg: PdLeg, status: number, upstreamBody: string)
   const code = `${leg}_${kind}` as ErrorCode;
   let message = upstreamBody.slice(0, 500);
   try {
-    const parsed = JSON.parse(upstreamBody) as { error?: { message?: unknown } | string; message?: unknown };
-    const m = typeof parsed.error === 'object' ? parsed.error.message : (parsed.error ?? parsed.message);
+    const parsed = JSON.parse(upstreamBody) as {
+      error?: { message?: unknown } | string;
+      message?: unknown;
+    };
+    const m =
+      typeof parsed.error === 'object' ? parsed.error.message : (parsed.error ?? parsed.message);
     if (typeof m === 'string') message = m;
   } catch {
     // keep the raw text
@@ -35,7 +39,11 @@ export function legStatusError(leg: PdLeg, status: number, upstreamBody: string)
 }
 
 /** A leg that could not be reached or did not answer in time. */
-export function legTransportError(leg: PdLeg, kind: 'timeout' | 'connection', detail: string): GatewayError {
+export function legTransportError(
+  leg: PdLeg,
+  kind: 'timeout' | 'connection',
+  detail: string,
+): GatewayError {
   return kind === 'timeout'
     ? new GatewayError(`${leg}_gateway_timeout`, `${leg} worker did not answer in time: ${detail}`)
     : new GatewayError(`${leg}_request_failed`, `${leg} worker could not be reached: ${detail}`);
@@ -45,8 +53,18 @@ export function legTransportError(leg: PdLeg, kind: 'timeout' | 'connection', de
  * A leg that sent a 2xx head and then failed before any of its body reached the client: the
  * gateway can still answer (or retry), so this is a leg failure, not a mid-stream one.
  */
-export function legBodyError(leg: PdLeg, kind: 'timeout' | 'connection', detail: string): GatewayError {
+export function legBodyError(
+  leg: PdLeg,
+  kind: 'timeout' | 'connection',
+  detail: string,
+): GatewayError {
   return kind === 'timeout'
-    ? new GatewayError(`${leg}_gateway_timeout`, `${leg} worker did not finish its answer in time: ${detail}`)
-    : new GatewayError(`${leg}_read_failed`, `${leg} worker failed before its answer reached the client: ${detail}`);
+    ? new GatewayError(
+        `${leg}_gateway_timeout`,
+        `${leg} worker did not finish its answer in time: ${detail}`,
+      )
+    : new GatewayError(
+        `${leg}_read_failed`,
+        `${leg} worker failed before its answer reached the client: ${detail}`,
+      );
 }

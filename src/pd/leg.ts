@@ -59,20 +59,40 @@ export function startLeg(
   const sentAt = performance.now();
   const head = (async (): Promise<LegHead> => {
     const pool = pools.get(worker.origin);
-    if (!pool) return { ok: false, error: legTransportError(leg, 'connection', 'no connection pool'), outcome: 'neutral', aborted: false };
+    if (!pool)
+      return {
+        ok: false,
+        error: legTransportError(leg, 'connection', 'no connection pool'),
+        outcome: 'neutral',
+        aborted: false,
+      };
     try {
       const response = await sendUpstream({
-        pool, method: 'POST', path, body, signal: signal.signal,
+        pool,
+        method: 'POST',
+        path,
+        body,
+        signal: signal.signal,
         headers: buildUpstreamHeaders(ctx, worker.apiKey, body.length),
       });
       if (response.statusCode >= 200 && response.statusCode < 300) return { ok: true, response };
       const text = await readBodyText(response.body, 64 * 1024).catch(() => '');
-      return { ok: false, error: legStatusError(leg, response.statusCode, text), outcome: outcomeForStatus(response.statusCode), aborted: false };
+      return {
+        ok: false,
+        error: legStatusError(leg, response.statusCode, text),
+        outcome: outcomeForStatus(response.statusCode),
+        aborted: false,
+      };
     } catch (err) {
       // Aborted by us (partner failed, client left): not this worker's fault.
       const aborted = signal.signal.aborted && !signal.deadlinePassed;
       const kind = classifyTransportError(err);
-      return { ok: false, error: legTransportError(leg, kind, (err as Error).message), outcome: aborted ? 'neutral' : 'failure', aborted };
+      return {
+        ok: false,
+        error: legTransportError(leg, kind, (err as Error).message),
+        outcome: aborted ? 'neutral' : 'failure',
+        aborted,
+      };
     }
   })();
   return { leg, worker, signal, load, slot, sentAt, head };
@@ -91,13 +111,22 @@ export function bodyFailure(h: LegHandle, err: unknown): LegFailure {
   if (err instanceof UpstreamBodyTooLargeError) {
     // The gateway's own buffering limit, not the worker's fault: a retry would rerun the same
     // generation and hit it again, and the worker's breaker must not be charged.
-    const error = new GatewayError('upstream_response_too_large', `The ${h.leg} worker's answer is larger than the ${err.limit} bytes the gateway buffers to read it whole (a non-streamed PD answer with logprobs, or a prefill answer); not retried. Ask for less output, or stream the request`, { retryable: false });
+    const error = new GatewayError(
+      'upstream_response_too_large',
+      `The ${h.leg} worker's answer is larger than the ${err.limit} bytes the gateway buffers to read it whole (a non-streamed PD answer with logprobs, or a prefill answer); not retried. Ask for less output, or stream the request`,
+      { retryable: false },
+    );
     return { ok: false, error, outcome: 'neutral', aborted: false };
   }
   // Aborted by us (partner failed, client left): not this worker's fault.
   const aborted = h.signal.signal.aborted && !h.signal.deadlinePassed;
   const detail = err instanceof Error ? err.message : String(err);
-  return { ok: false, error: legBodyError(h.leg, classifyTransportError(err), detail), outcome: aborted ? 'neutral' : 'failure', aborted };
+  return {
+    ok: false,
+    error: legBodyError(h.leg, classifyTransportError(err), detail),
+    outcome: aborted ? 'neutral' : 'failure',
+    aborted,
+  };
 }
 
 /** A body that nobody reads yet, watched for a failure until `stop()`. */
@@ -125,7 +154,8 @@ export function watchUnrelayedBody(h: LegHandle, body: Dispatcher.ResponseData['
     failure = f;
     notify(f);
   };
-  if (body.errored || body.destroyed) onError(body.errored ?? new Error('the body closed before it was relayed'));
+  if (body.errored || body.destroyed)
+    onError(body.errored ?? new Error('the body closed before it was relayed'));
   else body.once('error', onError);
   return {
     get failure() {
@@ -145,5 +175,7 @@ export function watchUnrelayedBody(h: LegHandle, body: Dispatcher.ResponseData['
 export function legFailure(h: LegHandle, failure: LegFailure): AttemptResult {
   h.worker.circuit.record(failure.outcome);
   closeLeg(h, 'failed');
-  return failure.error.retryable ? { kind: 'retry', reason: failure.error.code, error: failure.error } : { kind: 'fail', error: failure.error };
+  return failure.error.retryable
+    ? { kind: 'retry', reason: failure.error.code, error: failure.error }
+    : { kind: 'fail', error: failure.error };
 }

@@ -8,7 +8,10 @@ type Json = Record<string, unknown>;
 
 /** Whether the client asked for logprobs (generate `return_logprob`, OpenAI `logprobs`). */
 export function wantsLogprobs(body: Json): boolean {
-  return body.return_logprob === true || (body.logprobs !== undefined && body.logprobs !== null && body.logprobs !== false);
+  return (
+    body.return_logprob === true ||
+    (body.logprobs !== undefined && body.logprobs !== null && body.logprobs !== false)
+  );
 }
 
 function inputLogprobs(value: unknown): unknown[] | undefined {

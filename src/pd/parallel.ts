@@ -14,7 +14,16 @@ import type { RequestContext } from '../routing/request-context.js';
 import type { UpstreamPools } from '../upstream/pools.js';
 import type { Worker } from '../workers/worker.js';
 import { planBootstrap, serializeWithBootstrap, type LegFields } from './bootstrap.js';
-import { closeLeg, legFailure, startLeg, watchUnrelayedBody, type BodyWatch, type LegFailure, type LegHandle, type LegHead } from './leg.js';
+import {
+  closeLeg,
+  legFailure,
+  startLeg,
+  watchUnrelayedBody,
+  type BodyWatch,
+  type LegFailure,
+  type LegHandle,
+  type LegHead,
+} from './leg.js';
 import { relayDecode } from './decode-relay.js';
 
 /** How long a retired partner leg may take to settle before it is let go. */
@@ -43,7 +52,9 @@ function rankFields(pair: Pair): { prefill: LegFields; decode: LegFields } {
   return { prefill, decode };
 }
 
-type Race = { kind: 'both'; prefill: LegHead & { ok: true }; decode: LegHead & { ok: true } } | { kind: 'failed'; failed: LegHandle; head: LegFailure; partner: LegHandle };
+type Race =
+  | { kind: 'both'; prefill: LegHead & { ok: true }; decode: LegHead & { ok: true } }
+  | { kind: 'failed'; failed: LegHandle; head: LegFailure; partner: LegHandle };
 
 /**
  * Resolves when both heads are usable, or at the first failure. A leg whose head came first
@@ -96,20 +107,47 @@ function retire(partner: LegHandle, cause: string, logger: Logger): void {
       partner.worker.circuit.record('success');
     } else if (head) {
       partner.worker.circuit.record(head.outcome);
-      if (!head.aborted) logger.warn({ leg: partner.leg, worker: partner.worker.url, err: head.error.message }, 'retired PD leg had failed too');
+      if (!head.aborted)
+        logger.warn(
+          { leg: partner.leg, worker: partner.worker.url, err: head.error.message },
+          'retired PD leg had failed too',
+        );
     }
     closeLeg(partner, 'retired');
   });
 }
 
-export async function dispatchParallel(ctx: RequestContext, pair: Pair, res: ServerResponse, deps: PdDeps, slot?: Lease, claim?: Lease): Promise<AttemptResult> {
+export async function dispatchParallel(
+  ctx: RequestContext,
+  pair: Pair,
+  res: ServerResponse,
+  deps: PdDeps,
+  slot?: Lease,
+  claim?: Lease,
+): Promise<AttemptResult> {
   const plan = planBootstrap(ctx.endpoint, ctx.body, pair.prefill.url, pair.prefill.bootstrapPort);
   const ranks = rankFields(pair);
   const prefillBody = serializeWithBootstrap(ctx.body, plan, ranks.prefill);
   const decodeBody = serializeWithBootstrap(ctx.body, plan, ranks.decode);
   // Both leases are taken in this synchronous step, right after selection.
-  const p = startLeg('prefill', pair.prefill, ctx, prefillBody, deps.pools, deps.requestTimeoutMs, slot);
-  const d = startLeg('decode', pair.decode, ctx, decodeBody, deps.pools, deps.requestTimeoutMs, claim);
+  const p = startLeg(
+    'prefill',
+    pair.prefill,
+    ctx,
+    prefillBody,
+    deps.pools,
+    deps.requestTimeoutMs,
+    slot,
+  );
+  const d = startLeg(
+    'decode',
+    pair.decode,
+    ctx,
+    decodeBody,
+    deps.pools,
+    deps.requestTimeoutMs,
+    claim,
+  );
   const race = await firstFailureOrBoth(p, d);
 
   if (race.kind === 'failed') {
@@ -119,18 +157,40 @@ export async function dispatchParallel(ctx: RequestContext, pair: Pair, res: Ser
 
   const labels = { backend_type: 'pd', model: ctx.modelLabel, runtime: pair.prefill.runtime };
   deps.metrics.pdTtft.observe(labels, (performance.now() - p.sentAt) / 1000);
-  const relayed = await relayDecode({ ctx, res, deps, prefill: p, decode: d, prefillResponse: race.prefill.response, decodeResponse: race.decode.response, labels });
+  const relayed = await relayDecode({
+    ctx,
+    res,
+    deps,
+    prefill: p,
+    decode: d,
+    prefillResponse: race.prefill.response,
+    decodeResponse: race.decode.response,
+    labels,
+  });
   // The relay already cut and drained the prefill partner.
   return relayed.kind === 'relayed' ? { kind: 'done' } : failPair(ctx, d, relayed.failure, deps);
 }
 
 /** A pair whose leg failed before the client got a byte: the attempt answers or retries it. */
-function failPair(ctx: RequestContext, failed: LegHandle, failure: LegFailure, deps: PdDeps): AttemptResult {
+function failPair(
+  ctx: RequestContext,
+  failed: LegHandle,
+  failure: LegFailure,
+  deps: PdDeps,
+): AttemptResult {
   const result = legFailure(failed, failure);
   if (ctx.signal.aborted) return { kind: 'done' };
   // One failed pair is one count and one warning, wherever it was first seen.
   if (failure.reported === true) return result;
   deps.metrics.pdBootstrapFailures.inc();
-  deps.logger.warn({ leg: failed.leg, worker: failed.worker.url, requestId: ctx.requestId, err: failure.error.message }, 'PD leg failed');
+  deps.logger.warn(
+    {
+      leg: failed.leg,
+      worker: failed.worker.url,
+      requestId: ctx.requestId,
+      err: failure.error.message,
+    },
+    'PD leg failed',
+  );
   return result;
 }

@@ -45,16 +45,27 @@ export class PdRouter implements Router {
   #candidates(ctx: RequestContext, type: Extract<WorkerType, 'prefill' | 'decode'>): Worker[] {
     const { registry, metrics } = this.deps;
     const candidates = registry.forModel(ctx.model, type);
-    if (candidates.length === 0) throw selectionFailed(`No ${type} workers for model '${ctx.model}'`);
+    if (candidates.length === 0)
+      throw selectionFailed(`No ${type} workers for model '${ctx.model}'`);
     checkOverloadShed(candidates, ctx.model, this.deps.overloadRetryAfterSecs, metrics);
     return candidates;
   }
 
-  #pick(ctx: RequestContext, type: Extract<WorkerType, 'prefill' | 'decode'>, candidates: readonly Worker[]): Worker | undefined {
+  #pick(
+    ctx: RequestContext,
+    type: Extract<WorkerType, 'prefill' | 'decode'>,
+    candidates: readonly Worker[],
+  ): Worker | undefined {
     const policies = type === 'prefill' ? this.deps.prefillPolicies : this.deps.decodePolicies;
     const policy = policies.forModel(ctx.model);
     const worker = policy.select(candidates, selectInfoFor(ctx, type));
-    if (worker) this.deps.metrics.workerSelection.inc({ worker_type: type, connection_mode: 'http', model: ctx.modelLabel, policy: policy.name });
+    if (worker)
+      this.deps.metrics.workerSelection.inc({
+        worker_type: type,
+        connection_mode: 'http',
+        model: ctx.modelLabel,
+        policy: policy.name,
+      });
     return worker;
   }
 
@@ -74,14 +85,16 @@ export class PdRouter implements Router {
   async #admitPrefill(ctx: RequestContext, admission: PrefillAdmission): Promise<PrefillSlot> {
     const first = this.#candidates(ctx, 'prefill');
     // No healthy prefill worker at all keeps the old answer and is not queued.
-    if (!first.some((w) => w.isHealthy)) throw selectionFailed(`No available prefill workers for model '${ctx.model}'`);
+    if (!first.some((w) => w.isHealthy))
+      throw selectionFailed(`No available prefill workers for model '${ctx.model}'`);
     // A pin that can never place is answered now: queued, it would hold the FIFO head (and every
     // request behind it) until the queue timeout, though other workers have free slots.
     this.#strictPrefillTarget(ctx, first);
     return admission.acquire((hasRoom) => {
       const candidates = this.deps.registry.forModel(ctx.model, 'prefill');
       const target = this.#strictPrefillTarget(ctx, candidates);
-      if (target !== undefined) return hasRoom(target) ? this.#pick(ctx, 'prefill', candidates) : undefined;
+      if (target !== undefined)
+        return hasRoom(target) ? this.#pick(ctx, 'prefill', candidates) : undefined;
       return this.#pick(ctx, 'prefill', candidates.filter(hasRoom));
     }, ctx.signal);
   }
@@ -93,9 +106,16 @@ export class PdRouter implements Router {
    * here is a miss in the policy too.
    */
   #strictPrefillTarget(ctx: RequestContext, candidates: readonly Worker[]): Worker | undefined {
-    if (ctx.targetWorker === undefined || this.deps.prefillPolicies.forModel(ctx.model).name !== 'consistent_hashing') return undefined;
+    if (
+      ctx.targetWorker === undefined ||
+      this.deps.prefillPolicies.forModel(ctx.model).name !== 'consistent_hashing'
+    )
+      return undefined;
     const target = candidates[ctx.targetWorker];
-    if (target?.isHealthyAndEligible() !== true) throw selectionFailed(`x-smg-target-worker names no available prefill worker for model '${ctx.model}'`);
+    if (target?.isHealthyAndEligible() !== true)
+      throw selectionFailed(
+        `x-smg-target-worker names no available prefill worker for model '${ctx.model}'`,
+      );
     return target;
   }
 
@@ -104,7 +124,11 @@ export class PdRouter implements Router {
    * decode gate runs before any other scarce resource is taken), then the prefill slot, then
    * the legs' load leases. A failure at any step releases what the earlier steps took.
    */
-  async #attempt(ctx: RequestContext, res: ServerResponse, budget: WaitBudget | undefined): Promise<AttemptResult> {
+  async #attempt(
+    ctx: RequestContext,
+    res: ServerResponse,
+    budget: WaitBudget | undefined,
+  ): Promise<AttemptResult> {
     const { prefillAdmission, decodeAdmission } = this.deps;
     let claim: DecodeClaim | undefined;
     let slot: PrefillSlot | undefined;
@@ -120,13 +144,24 @@ export class PdRouter implements Router {
       claim?.release();
       slot?.release();
       if (ctx.signal.aborted) return { kind: 'done' };
-      if (err instanceof GatewayError) return err.retryable ? { kind: 'retry', reason: err.code, error: err } : { kind: 'fail', error: err };
+      if (err instanceof GatewayError)
+        return err.retryable
+          ? { kind: 'retry', reason: err.code, error: err }
+          : { kind: 'fail', error: err };
       throw err;
     }
     try {
       if (claim && claim.granted < claim.requested) {
         // Wider than the window: paced chunks inside this one claim and one prefill slot.
-        if (pair.prefill.runtime === 'vllm') return { kind: 'fail', error: new GatewayError('invalid_body', `This request needs ${claim.requested} decode sequences but the decode running window is ${claim.granted}; send at most ${claim.granted} samples per request`, { retryable: false }) };
+        if (pair.prefill.runtime === 'vllm')
+          return {
+            kind: 'fail',
+            error: new GatewayError(
+              'invalid_body',
+              `This request needs ${claim.requested} decode sequences but the decode running window is ${claim.granted}; send at most ${claim.granted} samples per request`,
+              { retryable: false },
+            ),
+          };
         return await dispatchPaced(ctx, pair, res, this.deps, claim.granted);
       }
       return pair.prefill.runtime === 'vllm'
@@ -145,13 +180,15 @@ export class PdRouter implements Router {
     metrics.routerRequests.inc({ ...labels, streaming: String(ctx.stream) });
     // One wait budget per client request, shared by every attempt: retries never multiply it.
     const budget = this.deps.decodeAdmission?.newBudget();
-    await withRouterMetrics(metrics, labels, ctx, () => executeWithRetry(
-      () => this.#attempt(ctx, res, budget),
-      this.deps.retry,
-      this.deps.random,
-      ctx.signal,
-      retryMetricHooks(metrics, ['prefill', 'decode'], ctx),
-    ));
+    await withRouterMetrics(metrics, labels, ctx, () =>
+      executeWithRetry(
+        () => this.#attempt(ctx, res, budget),
+        this.deps.retry,
+        this.deps.random,
+        ctx.signal,
+        retryMetricHooks(metrics, ['prefill', 'decode'], ctx),
+      ),
+    );
   }
 }
 

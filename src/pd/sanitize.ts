@@ -40,9 +40,12 @@ export function hasMultimodalInput(endpoint: Endpoint, body: JsonObject): boolea
   if (endpoint !== 'chat' || !Array.isArray(body.messages)) return false;
   return body.messages.some((m) => {
     const content = (m as { content?: unknown } | null)?.content;
-    return Array.isArray(content) && content.some((p) => {
-      const type = (p as { type?: unknown } | null)?.type;
-      return typeof type === 'string' && type !== 'text';
-    });
+    return (
+      Array.isArray(content) &&
+      content.some((p) => {
+        const type = (p as { type?: unknown } | null)?.type;
+        return typeof type === 'string' && type !== 'text';
+      })
+    );
   });
 }

@@ -13,7 +13,14 @@ import type { JsonObject } from '../server/body.js';
 import { readBodyText } from '../upstream/forward.js';
 import type { Worker } from '../workers/worker.js';
 import { relayDecode } from './decode-relay.js';
-import { connectorFor, mintTransferId, mooncakeDecodeParams, mooncakePrefillParams, NIXL_PREFILL_PARAMS, type ConnectorPlan } from './kv-transfer.js';
+import {
+  connectorFor,
+  mintTransferId,
+  mooncakeDecodeParams,
+  mooncakePrefillParams,
+  NIXL_PREFILL_PARAMS,
+  type ConnectorPlan,
+} from './kv-transfer.js';
 import { bodyFailure, closeLeg, legFailure, startLeg } from './leg.js';
 import type { Pair, PdDeps } from './parallel.js';
 import { hasMultimodalInput, samplingN, sanitizePrefill } from './sanitize.js';
@@ -31,7 +38,12 @@ interface Harvest {
 /** Decode params from the prefill's answer, by connector mode. Problems are reported, not hidden. */
 function harvestParams(text: string, plan: ConnectorPlan, transferId: string | undefined): Harvest {
   if (plan.mode === 'mooncake') {
-    return transferId ? { params: mooncakeDecodeParams(transferId, plan), failure: undefined } : { params: undefined, failure: 'mooncake prefill worker has no kv_engine_id: decode recomputes' };
+    return transferId
+      ? { params: mooncakeDecodeParams(transferId, plan), failure: undefined }
+      : {
+          params: undefined,
+          failure: 'mooncake prefill worker has no kv_engine_id: decode recomputes',
+        };
   }
   let doc: unknown;
   try {
@@ -40,12 +52,21 @@ function harvestParams(text: string, plan: ConnectorPlan, transferId: string | u
     return { params: undefined, failure: 'prefill answer is not JSON' };
   }
   const params = (doc as { kv_transfer_params?: unknown } | null)?.kv_transfer_params;
-  if (params === undefined || params === null) return { params: undefined, failure: 'prefill returned no kv_transfer_params' };
-  if (typeof params !== 'object' || Array.isArray(params)) return { params: undefined, failure: 'prefill kv_transfer_params is not an object' };
+  if (params === undefined || params === null)
+    return { params: undefined, failure: 'prefill returned no kv_transfer_params' };
+  if (typeof params !== 'object' || Array.isArray(params))
+    return { params: undefined, failure: 'prefill kv_transfer_params is not an object' };
   return { params: params as Record<string, unknown>, failure: undefined };
 }
 
-export async function dispatchSequential(ctx: RequestContext, pair: Pair, res: ServerResponse, deps: PdDeps, slot?: Lease, claim?: Lease): Promise<AttemptResult> {
+export async function dispatchSequential(
+  ctx: RequestContext,
+  pair: Pair,
+  res: ServerResponse,
+  deps: PdDeps,
+  slot?: Lease,
+  claim?: Lease,
+): Promise<AttemptResult> {
   const { metrics, logger } = deps;
   const plan = connectorFor(pair.prefill);
   const relayPossible = samplingN(ctx.body) <= 1;
@@ -55,17 +76,34 @@ export async function dispatchSequential(ctx: RequestContext, pair: Pair, res: S
   let decodeBody: JsonObject = ctx.body;
   let prefillAnsweredAt: number | undefined;
 
-  const skip = shouldSkipPrefill({ relayPossible, hasEncodeLeg: false, hasMultimodalInput: hasMultimodalInput(ctx.endpoint, ctx.body), mode: plan.mode });
+  const skip = shouldSkipPrefill({
+    relayPossible,
+    hasEncodeLeg: false,
+    hasMultimodalInput: hasMultimodalInput(ctx.endpoint, ctx.body),
+    mode: plan.mode,
+  });
   // Fan-out sends no prefill request, so it holds no prefill slot.
   if (skip) slot?.release();
   if (!skip) {
     const transferId = plan.mode === 'mooncake' && plan.engineId ? mintTransferId() : undefined;
     const probe = sanitizePrefill(ctx.endpoint, ctx.body);
-    if (relayPossible && plan.mode === 'nixl') probe.kv_transfer_params = { ...NIXL_PREFILL_PARAMS };
+    if (relayPossible && plan.mode === 'nixl')
+      probe.kv_transfer_params = { ...NIXL_PREFILL_PARAMS };
     if (relayPossible && transferId) probe.kv_transfer_params = mooncakePrefillParams(transferId);
-    const p = startLeg('prefill', pair.prefill, ctx, Buffer.from(JSON.stringify(withRank(probe, pair.prefill))), deps.pools, deps.requestTimeoutMs, slot);
+    const p = startLeg(
+      'prefill',
+      pair.prefill,
+      ctx,
+      Buffer.from(JSON.stringify(withRank(probe, pair.prefill))),
+      deps.pools,
+      deps.requestTimeoutMs,
+      slot,
+    );
     const head = await p.head;
-    if (!head.ok) return ctx.signal.aborted ? (closeLeg(p, 'client left'), { kind: 'done' }) : legFailure(p, head);
+    if (!head.ok)
+      return ctx.signal.aborted
+        ? (closeLeg(p, 'client left'), { kind: 'done' })
+        : legFailure(p, head);
     let text: string;
     try {
       text = await readBodyText(head.response.body);
@@ -84,19 +122,45 @@ export async function dispatchSequential(ctx: RequestContext, pair: Pair, res: S
       if (harvest.params) decodeBody = { ...ctx.body, kv_transfer_params: harvest.params };
       else {
         metrics.pdKvTransferFailures.inc();
-        logger.warn({ worker: pair.prefill.url, requestId: ctx.requestId, mode: plan.mode, reason: harvest.failure }, 'no KV handoff: the decode will recompute the prompt');
+        logger.warn(
+          {
+            worker: pair.prefill.url,
+            requestId: ctx.requestId,
+            mode: plan.mode,
+            reason: harvest.failure,
+          },
+          'no KV handoff: the decode will recompute the prompt',
+        );
       }
     }
   }
 
   // The decode lease is taken only now, after the prefill leg is done with its own.
-  const d = startLeg('decode', pair.decode, ctx, Buffer.from(JSON.stringify(withRank(decodeBody, pair.decode))), deps.pools, deps.requestTimeoutMs, claim);
+  const d = startLeg(
+    'decode',
+    pair.decode,
+    ctx,
+    Buffer.from(JSON.stringify(withRank(decodeBody, pair.decode))),
+    deps.pools,
+    deps.requestTimeoutMs,
+    claim,
+  );
   const head = await d.head;
-  if (!head.ok) return ctx.signal.aborted ? (closeLeg(d, 'client left'), { kind: 'done' }) : legFailure(d, head);
+  if (!head.ok)
+    return ctx.signal.aborted
+      ? (closeLeg(d, 'client left'), { kind: 'done' })
+      : legFailure(d, head);
   metrics.pdTtft.observe(labels, (performance.now() - started) / 1000);
   if (prefillAnsweredAt !== undefined && decodeBody !== ctx.body) {
     metrics.pdKvTransferDuration.observe(labels, (performance.now() - prefillAnsweredAt) / 1000);
   }
-  const relayed = await relayDecode({ ctx, res, deps, decode: d, decodeResponse: head.response, labels });
+  const relayed = await relayDecode({
+    ctx,
+    res,
+    deps,
+    decode: d,
+    decodeResponse: head.response,
+    labels,
+  });
   return relayed.kind === 'relayed' ? { kind: 'done' } : legFailure(d, relayed.failure);
 }

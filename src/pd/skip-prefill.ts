@@ -16,5 +16,10 @@ export interface SkipInputs {
 }
 
 export function shouldSkipPrefill(i: SkipInputs): boolean {
-  return !i.relayPossible && !i.hasEncodeLeg && !i.hasMultimodalInput && (i.mode === 'nixl' || i.mode === 'passthrough');
+  return (
+    !i.relayPossible &&
+    !i.hasEncodeLeg &&
+    !i.hasMultimodalInput &&
+    (i.mode === 'nixl' || i.mode === 'passthrough')
+  );
 }

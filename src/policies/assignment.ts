@@ -27,7 +27,11 @@ export function assignByMode(
 }
 
 /** The worker with the smallest value, ties broken uniformly at random (reservoir sampling). */
-export function minBy(workers: readonly Worker[], random: Random, value: (w: Worker) => number): Worker | undefined {
+export function minBy(
+  workers: readonly Worker[],
+  random: Random,
+  value: (w: Worker) => number,
+): Worker | undefined {
   let best: Worker | undefined;
   let bestValue = Infinity;
   let ties = 0;

@@ -91,7 +91,11 @@ export class CacheAwarePolicy implements Policy {
     for (const w of eligible) {
       total += w.load;
       // Strict comparisons keep the earliest index on a full tie: key (load, processed, index).
-      if (w.load < minLoad.load || (w.load === minLoad.load && w.processedRequests < minLoad.processedRequests)) minLoad = w;
+      if (
+        w.load < minLoad.load ||
+        (w.load === minLoad.load && w.processedRequests < minLoad.processedRequests)
+      )
+        minLoad = w;
     }
 
     const tokens = info.tokens;
@@ -162,11 +166,17 @@ export class CacheAwarePolicy implements Policy {
       if (usage < min) min = usage;
     }
     if (max === -Infinity) return false;
-    return max > this.#config.overloadTokenUsageThreshold || max - min > this.#config.balanceTokenUsageThreshold;
+    return (
+      max > this.#config.overloadTokenUsageThreshold ||
+      max - min > this.#config.balanceTokenUsageThreshold
+    );
   }
 
   /** The tree's chooser: decides the worker from the match, returns the tenant to insert. */
-  readonly #choose = (matched: number, tenants: ReadonlyMap<string, number> | undefined): string | undefined => {
+  readonly #choose = (
+    matched: number,
+    tenants: ReadonlyMap<string, number> | undefined,
+  ): string | undefined => {
     const minLoad = this.#minLoad as Worker;
     const matchedItems = Math.floor(matched / this.#unitsPerItem);
     const rate = this.#inputItems === 0 ? 0 : matchedItems / this.#inputItems;
@@ -189,7 +199,8 @@ export class CacheAwarePolicy implements Policy {
     if (best === undefined) return undefined;
     const avg = this.#avgLoad;
     const { balanceRelThreshold, balanceAbsThreshold } = this.#config;
-    if (best.load > avg * balanceRelThreshold && best.load > avg + balanceAbsThreshold) best = minLoad;
+    if (best.load > avg * balanceRelThreshold && best.load > avg + balanceAbsThreshold)
+      best = minLoad;
     this.#chosen = best;
     return best.key;
   };
@@ -200,8 +211,10 @@ export class CacheAwarePolicy implements Policy {
     const stringTenants = this.#strings.tenantCount;
     const tokenTenants = this.#tokens.tenantCount;
     if (chars !== this.#published[0]) this.#charsGauge.set((this.#published[0] = chars));
-    if (stringTenants !== this.#published[1]) this.#stringTenantsGauge.set((this.#published[1] = stringTenants));
-    if (tokenTenants !== this.#published[2]) this.#tokenTenantsGauge.set((this.#published[2] = tokenTenants));
+    if (stringTenants !== this.#published[1])
+      this.#stringTenantsGauge.set((this.#published[1] = stringTenants));
+    if (tokenTenants !== this.#published[2])
+      this.#tokenTenantsGauge.set((this.#published[2] = tokenTenants));
   }
 }
 

@@ -16,7 +16,8 @@ export class CandidateRing {
   #ring = new HashRing();
   #workers: readonly Worker[] = [];
   #byKey = new Map<string, Worker>();
-  readonly #acceptEligible = (key: string): boolean => this.#byKey.get(key)?.isHealthyAndEligible() ?? false;
+  readonly #acceptEligible = (key: string): boolean =>
+    this.#byKey.get(key)?.isHealthyAndEligible() ?? false;
 
   get ring(): HashRing {
     return this.#ring;

@@ -55,11 +55,16 @@ export class ConsistentHashingPolicy implements Policy {
     }
 
     // SMG reads the default header too when --routing-key-headers replaced it, with the same caps.
-    const key = info.routingKey ?? usableRoutingKey(headerValue(info.headers, 'x-smg-routing-key')) ?? implicitKey(info.headers);
+    const key =
+      info.routingKey ??
+      usableRoutingKey(headerValue(info.headers, 'x-smg-routing-key')) ??
+      implicitKey(info.headers);
     if (key !== undefined) {
       this.#ring.sync(candidates);
       const worker = this.#ring.lookupEligible(key);
-      return worker === undefined ? this.#done('no_healthy_workers', undefined) : this.#done('routing_key_hit', worker);
+      return worker === undefined
+        ? this.#done('no_healthy_workers', undefined)
+        : this.#done('routing_key_hit', worker);
     }
 
     // An anonymous client: uniform over eligible workers, counted without building a list.

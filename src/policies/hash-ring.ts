@@ -53,7 +53,9 @@ export class HashRing {
       const old = this.#positions[i];
       const neu = fresh[j];
       const oldOwner = this.#owners[i] as string;
-      const takeOld = neu === undefined || (old !== undefined && (old < neu || (old === neu && oldOwner <= member)));
+      const takeOld =
+        neu === undefined ||
+        (old !== undefined && (old < neu || (old === neu && oldOwner <= member)));
       if (takeOld) {
         positions[k] = old as number;
         owners[k] = oldOwner;

@@ -82,7 +82,10 @@ export class LeastLoadScorer {
   score(worker: Worker, fleet: FleetView): number {
     const s = worker.loadSnapshot;
     const { kvPressureWeight, defaultThroughput, meanPrefillTokens } = this.params;
-    if (s === undefined) return fleet.hasLoads ? (worker.load * meanPrefillTokens) / fleet.nominalThroughput : worker.load;
+    if (s === undefined)
+      return fleet.hasLoads
+        ? (worker.load * meanPrefillTokens) / fleet.nominalThroughput
+        : worker.load;
     // One pass over the DP ranks (sums, and the mean usage) instead of four: this runs per worker.
     let uncached = 0;
     let waiting = 0;

@@ -35,7 +35,10 @@ export class PrefixHashPolicy implements Policy {
   readonly #branches: Record<PrefixHashBranch, Counter.Internal>;
 
   constructor(
-    private readonly config: Pick<PolicyConfig, 'prefixTokenCount' | 'prefixHashLoadFactor' | 'prefixHashBalanceAbsThreshold'>,
+    private readonly config: Pick<
+      PolicyConfig,
+      'prefixTokenCount' | 'prefixHashLoadFactor' | 'prefixHashBalanceAbsThreshold'
+    >,
     metrics: GatewayMetrics,
   ) {
     const c = metrics.prefixHashBranch;
@@ -65,15 +68,18 @@ export class PrefixHashPolicy implements Policy {
     if (target.load <= ok) return this.#done('ring_hit', target);
     // The ring's choice is overloaded: the least-loaded worker that is not, else the target anyway.
     let best: Worker | undefined;
-    for (const w of eligible) if (w.load <= ok && (best === undefined || w.load < best.load)) best = w;
+    for (const w of eligible)
+      if (w.load <= ok && (best === undefined || w.load < best.load)) best = w;
     return this.#done('load_balance_walk', best ?? target);
   }
 
   /** The ring key: the hashed head of the request, as 16 hex digits; undefined if there is none. */
   #key(info: SelectInfo): string | undefined {
-    if (info.routingKey !== undefined && info.routingKey !== '') return fnv1a64Text(info.routingKey);
+    if (info.routingKey !== undefined && info.routingKey !== '')
+      return fnv1a64Text(info.routingKey);
     const tokens = info.tokens;
-    if (tokens !== undefined && tokens.length > 0) return fnv1a64Tokens(tokens, this.config.prefixTokenCount);
+    if (tokens !== undefined && tokens.length > 0)
+      return fnv1a64Tokens(tokens, this.config.prefixTokenCount);
     const text = info.text;
     if (text.length > 0) return fnv1a64Text(text, this.config.prefixTokenCount * CHARS_PER_TOKEN);
     return undefined;
@@ -83,7 +89,10 @@ export class PrefixHashPolicy implements Policy {
   #okBound(totalLoad: number, n: number): number {
     if (totalLoad === 0) return Infinity;
     const avg = (totalLoad + 1) / n;
-    return Math.max(avg * this.config.prefixHashLoadFactor, avg + this.config.prefixHashBalanceAbsThreshold);
+    return Math.max(
+      avg * this.config.prefixHashLoadFactor,
+      avg + this.config.prefixHashBalanceAbsThreshold,
+    );
   }
 
   #done(branch: PrefixHashBranch, worker: Worker | undefined): Worker | undefined {

@@ -41,7 +41,10 @@ export interface PrefixMatch {
  * Called by `matchAndInsert` between the match and the insert: returns the tenant to insert the
  * text under, or undefined to insert nothing. It must not call back into the tree.
  */
-export type TenantChooser = (matched: number, tenants: ReadonlyMap<string, number> | undefined) => string | undefined;
+export type TenantChooser = (
+  matched: number,
+  tenants: ReadonlyMap<string, number> | undefined,
+) => string | undefined;
 
 /** One node's content, for inspection and tests. */
 export interface RadixNodeView {
@@ -180,7 +183,13 @@ export class RadixTree {
     for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
       const [node, prefix] = top;
       const path = prefix + node.label;
-      yield { path, parentPath: prefix, label: node.label, tenants: node.tenants, childKeys: [...(node.children?.keys() ?? [])] };
+      yield {
+        path,
+        parentPath: prefix,
+        label: node.label,
+        tenants: node.tenants,
+        childKeys: [...(node.children?.keys() ?? [])],
+      };
       for (const child of node.children?.values() ?? []) stack.push([child, path]);
     }
   }
@@ -307,7 +316,11 @@ function sharedLength(label: string, text: string, pos: number): number {
   let i = 0;
   if (max >= BLOCK) {
     if (max === label.length && label === text.substring(pos, pos + max)) return max;
-    while (max - i >= BLOCK && label.substring(i, i + BLOCK) === text.substring(pos + i, pos + i + BLOCK)) i += BLOCK;
+    while (
+      max - i >= BLOCK &&
+      label.substring(i, i + BLOCK) === text.substring(pos + i, pos + i + BLOCK)
+    )
+      i += BLOCK;
   }
   while (i < max && label.charCodeAt(i) === text.charCodeAt(pos + i)) i++;
   return i;

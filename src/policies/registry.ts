@@ -40,7 +40,9 @@ export interface PolicyDeps {
 /** A model's policy, wrapped for `--routing-key-override` when `deps.stickyOverride` is set. */
 export function createPolicy(name: PolicyName, model: string, deps: PolicyDeps): Policy {
   const policy = createBasePolicy(name, model, deps);
-  return deps.stickyOverride === true && name !== 'manual' ? withStickyOverride(policy, deps) : policy;
+  return deps.stickyOverride === true && name !== 'manual'
+    ? withStickyOverride(policy, deps)
+    : policy;
 }
 
 function createBasePolicy(name: PolicyName, model: string, deps: PolicyDeps): Policy {
@@ -52,7 +54,10 @@ function createBasePolicy(name: PolicyName, model: string, deps: PolicyDeps): Po
       return new RoundRobinPolicy();
     case 'passthrough':
       return new PassthroughPolicy((workers) =>
-        deps.logger?.warn({ model, workers }, 'passthrough policy is meant for one worker; only the first available worker of the model receives traffic'),
+        deps.logger?.warn(
+          { model, workers },
+          'passthrough policy is meant for one worker; only the first available worker of the model receives traffic',
+        ),
       );
     case 'cache_aware':
       return new CacheAwarePolicy(model, deps);

@@ -15,7 +15,8 @@ import type { Clock } from '../util/clock.js';
 import type { Worker } from '../workers/worker.js';
 import type { SelectInfo } from './policy.js';
 
-export type ManualBranch = 'no_healthy_workers' | 'occupied_hit' | 'occupied_miss' | 'vacant' | 'no_routing_id';
+export type ManualBranch =
+  'no_healthy_workers' | 'occupied_hit' | 'occupied_miss' | 'vacant' | 'no_routing_id';
 
 export const MAX_CANDIDATE_WORKERS = 2;
 
@@ -85,7 +86,12 @@ export class StickyMap {
     this.#branches[branch].inc();
   }
 
-  route(key: string, candidates: readonly Worker[], info: SelectInfo, assigner: Assigner): Worker | undefined {
+  route(
+    key: string,
+    candidates: readonly Worker[],
+    info: SelectInfo,
+    assigner: Assigner,
+  ): Worker | undefined {
     const now = this.#clock.now();
     const entry = this.#entries.get(key);
     if (entry !== undefined) {
@@ -173,7 +179,10 @@ export class StickyMap {
   }
 }
 
-function firstAvailable(pinned: readonly string[], candidates: readonly Worker[]): Worker | undefined {
+function firstAvailable(
+  pinned: readonly string[],
+  candidates: readonly Worker[],
+): Worker | undefined {
   for (const key of pinned) {
     for (const w of candidates) if (w.key === key && w.isAvailable()) return w;
   }

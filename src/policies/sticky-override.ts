@@ -51,7 +51,11 @@ export class StickyOverridePolicy implements Policy, Assigner {
       maxIdleSecs: deps.config.maxIdleSecs,
     });
     const c = deps.metrics.routingKeySource;
-    this.#sources = { rid: c.labels({ source: 'rid' }), header: c.labels({ source: 'header' }), none: c.labels({ source: 'none' }) };
+    this.#sources = {
+      rid: c.labels({ source: 'rid' }),
+      header: c.labels({ source: 'header' }),
+      none: c.labels({ source: 'none' }),
+    };
   }
 
   /** The wrapped policy's name: selections are still that policy's, with sessions pinned on top. */

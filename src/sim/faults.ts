@@ -158,7 +158,8 @@ export function checkedFaults(f: SimFaults): SimFaults {
     out.dropAfterChunks = int('dropAfterChunks', f.dropAfterChunks, 0);
   }
   if (f.dropAfterHead !== undefined) {
-    if (typeof f.dropAfterHead !== 'boolean') throw new RangeError('dropAfterHead must be a boolean');
+    if (typeof f.dropAfterHead !== 'boolean')
+      throw new RangeError('dropAfterHead must be a boolean');
     out.dropAfterHead = f.dropAfterHead;
   }
   if (f.slowStartMs !== undefined) out.slowStartMs = positive('slowStartMs', f.slowStartMs);

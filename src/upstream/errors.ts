@@ -35,14 +35,26 @@ export function classifyTransportError(err: unknown): TransportFailure {
 export function transportGatewayError(err: unknown, workerUrl: string): GatewayError {
   const detail = err instanceof Error ? err.message : String(err);
   return classifyTransportError(err) === 'timeout'
-    ? new GatewayError('call_upstream_timeout', `Worker ${workerUrl} did not answer in time: ${detail}`)
-    : new GatewayError('call_upstream_connection_failed', `Request to worker ${workerUrl} failed: ${detail}`);
+    ? new GatewayError(
+        'call_upstream_timeout',
+        `Worker ${workerUrl} did not answer in time: ${detail}`,
+      )
+    : new GatewayError(
+        'call_upstream_connection_failed',
+        `Request to worker ${workerUrl} failed: ${detail}`,
+      );
 }
 
 /** The error a client sees when the worker fails after the response head was relayed. */
 export function midStreamGatewayError(err: unknown, workerUrl: string): GatewayError {
   const detail = err instanceof Error ? err.message : String(err);
   return classifyTransportError(err) === 'timeout'
-    ? new GatewayError('call_upstream_timeout', `Worker ${workerUrl} timed out mid-response: ${detail}`)
-    : new GatewayError('upstream_stream_failed', `Worker ${workerUrl} failed mid-response: ${detail}`);
+    ? new GatewayError(
+        'call_upstream_timeout',
+        `Worker ${workerUrl} timed out mid-response: ${detail}`,
+      )
+    : new GatewayError(
+        'upstream_stream_failed',
+        `Worker ${workerUrl} failed mid-response: ${detail}`,
+      );
 }

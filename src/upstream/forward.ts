@@ -159,7 +159,10 @@ export function relayResponse(
  * Reads a whole upstream body (cold paths: discovery, admin fan-outs; PD prefill bodies and
  * logprob merges). Over `limit` it throws `UpstreamBodyTooLargeError`, the gateway's own limit.
  */
-export async function readBodyText(body: Dispatcher.ResponseData['body'], limit = 16 * 1024 * 1024): Promise<string> {
+export async function readBodyText(
+  body: Dispatcher.ResponseData['body'],
+  limit = 16 * 1024 * 1024,
+): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {

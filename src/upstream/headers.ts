@@ -39,7 +39,10 @@ export interface ForwardedRequest extends ClientRequestTrace {
  * has one, so a worker never sees a gateway credential it was not given; otherwise the client's
  * own credential, which the gateway has no key to replace it with.
  */
-export function upstreamAuthorization(workerApiKey: string | undefined, clientAuthorization: string | undefined): string | undefined {
+export function upstreamAuthorization(
+  workerApiKey: string | undefined,
+  clientAuthorization: string | undefined,
+): string | undefined {
   return workerApiKey ? `Bearer ${workerApiKey}` : clientAuthorization;
 }
 
@@ -48,7 +51,10 @@ export function upstreamAuthorization(workerApiKey: string | undefined, clientAu
  * request is behind the call, the loop marker and the request id, so the worker's logs carry the
  * id the client got back. Health probes, discovery and load polls have no client request.
  */
-export function workerCallHeaders(workerApiKey: string | undefined, client?: ClientRequestTrace): Record<string, string> {
+export function workerCallHeaders(
+  workerApiKey: string | undefined,
+  client?: ClientRequestTrace,
+): Record<string, string> {
   const out: Record<string, string> = {};
   const authorization = upstreamAuthorization(workerApiKey, client?.clientAuthorization);
   if (authorization !== undefined) out.authorization = authorization;
@@ -96,7 +102,9 @@ const HOP_BY_HOP = new Set([
  * Header names a `Connection` header nominates as hop-by-hop (RFC 9110 §7.6.1: a proxy removes
  * them before forwarding), lower-cased; undefined when it names none beyond the fixed set.
  */
-export function connectionNominated(connection: string | string[] | undefined): ReadonlySet<string> | undefined {
+export function connectionNominated(
+  connection: string | string[] | undefined,
+): ReadonlySet<string> | undefined {
   if (connection === undefined) return undefined;
   let named: Set<string> | undefined;
   for (const token of (Array.isArray(connection) ? connection.join(',') : connection).split(',')) {
@@ -135,7 +143,12 @@ export function relayResponseHeaders(
   const nominated = connectionNominated(upstream.connection);
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(upstream)) {
-    if (value !== undefined && !HOP_BY_HOP.has(name) && !nominated?.has(name) && !name.startsWith(GATEWAY_HEADER_PREFIX)) {
+    if (
+      value !== undefined &&
+      !HOP_BY_HOP.has(name) &&
+      !nominated?.has(name) &&
+      !name.startsWith(GATEWAY_HEADER_PREFIX)
+    ) {
       out[name] = value;
     }
   }

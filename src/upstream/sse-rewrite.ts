@@ -20,7 +20,10 @@ export function relaySseRewritten(
   const body = upstream.body;
   if (body.destroyed || body.errored) {
     // Failed while the relay waited for the prefill's logprobs: its 'error' event already fired.
-    sendError(res, midStreamError(body.errored ?? new Error('upstream body ended before it was relayed')));
+    sendError(
+      res,
+      midStreamError(body.errored ?? new Error('upstream body ended before it was relayed')),
+    );
     return Promise.resolve('upstream_failed');
   }
   const out = relayResponseHeaders(upstream.headers, headers);

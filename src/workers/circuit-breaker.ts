@@ -11,7 +11,11 @@ import type { Clock } from '../util/clock.js';
 export type CircuitState = 'closed' | 'open' | 'half_open';
 
 /** Gauge values SMG uses for `smg_worker_cb_state`. */
-export const CIRCUIT_STATE_VALUE: Record<CircuitState, number> = { closed: 0, open: 1, half_open: 2 };
+export const CIRCUIT_STATE_VALUE: Record<CircuitState, number> = {
+  closed: 0,
+  open: 1,
+  half_open: 2,
+};
 
 export interface CircuitConfig {
   failureThreshold: number;
@@ -66,12 +70,18 @@ export class CircuitBreaker {
     if (outcome === 'success') {
       this.#failures = 0;
       this.#successes += 1;
-      if (state === 'half_open' && this.#successes >= this.config.successThreshold) this.#moveTo('closed');
+      if (state === 'half_open' && this.#successes >= this.config.successThreshold)
+        this.#moveTo('closed');
     } else if (outcome === 'failure') {
       this.#successes = 0;
       this.#failures += 1;
       if (state === 'half_open') this.#moveTo('open');
-      else if (state === 'closed' && !this.config.disabled && this.#failures >= this.config.failureThreshold) this.#moveTo('open');
+      else if (
+        state === 'closed' &&
+        !this.config.disabled &&
+        this.#failures >= this.config.failureThreshold
+      )
+        this.#moveTo('open');
     }
     this.listener?.outcome(outcome, this);
   }

@@ -8,7 +8,11 @@ import { CIRCUIT_STATE_VALUE, CircuitBreaker, type CircuitConfig } from './circu
 
 export type CircuitFactory = (workerKey: string) => CircuitBreaker;
 
-export function circuitFactory(config: CircuitConfig, clock: Clock, metrics: GatewayMetrics): CircuitFactory {
+export function circuitFactory(
+  config: CircuitConfig,
+  clock: Clock,
+  metrics: GatewayMetrics,
+): CircuitFactory {
   return (worker) => {
     const labels = { worker };
     metrics.cbState.set(labels, 0);

@@ -25,7 +25,11 @@ export interface HealthThresholds {
   failure: number;
 }
 
-export const freshCounters = (): HealthCounters => ({ successes: 0, failures: 0, pendingProbes: 0 });
+export const freshCounters = (): HealthCounters => ({
+  successes: 0,
+  failures: 0,
+  pendingProbes: 0,
+});
 
 export function nextHealthStatus(
   status: WorkerStatus,
@@ -42,16 +46,21 @@ export function nextHealthStatus(
   switch (status) {
     case 'pending': {
       counters.pendingProbes += 1;
-      if (counters.successes >= needSuccesses) return { status: 'ready', counters: freshCounters() };
-      if (counters.pendingProbes >= 10 * t.failure) return { status: 'failed', counters: freshCounters() };
+      if (counters.successes >= needSuccesses)
+        return { status: 'ready', counters: freshCounters() };
+      if (counters.pendingProbes >= 10 * t.failure)
+        return { status: 'failed', counters: freshCounters() };
       return { status, counters };
     }
     case 'ready':
-      if (counters.failures >= needFailures) return { status: 'not_ready', counters: { ...counters, successes: 0 } };
+      if (counters.failures >= needFailures)
+        return { status: 'not_ready', counters: { ...counters, successes: 0 } };
       return { status, counters };
     case 'not_ready':
-      if (counters.successes >= needSuccesses) return { status: 'ready', counters: freshCounters() };
-      if (counters.failures >= 3 * needFailures) return { status: 'failed', counters: freshCounters() };
+      if (counters.successes >= needSuccesses)
+        return { status: 'ready', counters: freshCounters() };
+      if (counters.failures >= 3 * needFailures)
+        return { status: 'failed', counters: freshCounters() };
       return { status, counters };
   }
 }

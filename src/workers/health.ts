@@ -114,11 +114,20 @@ export class HealthChecker {
     });
     const tracked = this.#tracked.get(worker);
     if (!tracked || tracked.stopped) return;
-    this.metrics.workerHealthChecks.inc({ worker_type: worker.type, result: ok ? 'success' : 'failure' });
-    const next = nextHealthStatus(worker.status, tracked.counters, ok, { success: s.successThreshold, failure: s.failureThreshold });
+    this.metrics.workerHealthChecks.inc({
+      worker_type: worker.type,
+      result: ok ? 'success' : 'failure',
+    });
+    const next = nextHealthStatus(worker.status, tracked.counters, ok, {
+      success: s.successThreshold,
+      failure: s.failureThreshold,
+    });
     tracked.counters = next.counters;
     if (next.status === worker.status) return;
-    this.logger.info({ worker: worker.url, from: worker.status, to: next.status }, 'worker status changed');
+    this.logger.info(
+      { worker: worker.url, from: worker.status, to: next.status },
+      'worker status changed',
+    );
     this.registry.setStatus(worker, next.status);
     if (next.status === 'failed') {
       this.stop(worker);

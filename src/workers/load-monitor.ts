@@ -9,7 +9,12 @@ import { request, type Dispatcher } from 'undici';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { Clock } from '../util/clock.js';
 import { workerCallHeaders } from '../upstream/headers.js';
-import { meanTokenUsage, sumWaitingReqs, type RankLoad, type WorkerLoadSnapshot } from './load-snapshot.js';
+import {
+  meanTokenUsage,
+  sumWaitingReqs,
+  type RankLoad,
+  type WorkerLoadSnapshot,
+} from './load-snapshot.js';
 import { EngineGauges } from './engine-gauges.js';
 import { parseLoadsJson, parseLoadsMetrics } from './load-parse.js';
 import type { WorkerRegistry } from './registry.js';
@@ -69,7 +74,9 @@ export class LoadMonitor {
     if (this.#running) return;
     this.#running = true;
     try {
-      const workers = this.registry.all().filter((w) => w.status === 'ready' || w.status === 'not_ready');
+      const workers = this.registry
+        .all()
+        .filter((w) => w.status === 'ready' || w.status === 'not_ready');
       // DP ranks share one engine and one report: poll each URL once.
       const byUrl = new Map<string, Worker[]>();
       for (const w of workers) byUrl.set(w.url, [...(byUrl.get(w.url) ?? []), w]);
@@ -116,7 +123,8 @@ export class LoadMonitor {
 
   #refreshOverloadGauge(): void {
     const byModel = new Map<string, number>();
-    for (const w of this.registry.all()) byModel.set(w.modelId, (byModel.get(w.modelId) ?? 0) + (w.overloaded ? 1 : 0));
+    for (const w of this.registry.all())
+      byModel.set(w.modelId, (byModel.get(w.modelId) ?? 0) + (w.overloaded ? 1 : 0));
     for (const [model, n] of byModel) this.metrics.workersOverloaded.set({ model }, n);
   }
 
@@ -147,7 +155,8 @@ export class LoadMonitor {
         }
       }
       if (ranks) return ranks;
-      if (res.status === 200 || res.status === 404 || res.status === 405 || res.status === 501) this.#noLoadsEndpoint.add(worker);
+      if (res.status === 200 || res.status === 404 || res.status === 405 || res.status === 501)
+        this.#noLoadsEndpoint.add(worker);
       else return undefined;
     }
     const metrics = await get('/metrics');

@@ -31,8 +31,15 @@ export function parseLoadsJson(value: unknown): RankLoad[] | undefined {
 }
 
 /** Gauges that are ratios: averaged over label sets (DP ranks), not summed. */
-const RATIOS = new Set(['sglang:token_usage', 'sglang_token_usage', 'vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc',
-  'sglang:cache_hit_rate', 'sglang_cache_hit_rate', 'vllm:gpu_prefix_cache_hit_rate']);
+const RATIOS = new Set([
+  'sglang:token_usage',
+  'sglang_token_usage',
+  'vllm:kv_cache_usage_perc',
+  'vllm:gpu_cache_usage_perc',
+  'sglang:cache_hit_rate',
+  'sglang_cache_hit_rate',
+  'vllm:gpu_prefix_cache_hit_rate',
+]);
 
 /** Each gauge over its label sets (DP ranks, models): counts summed, ratios averaged. */
 function gauges(text: string): Map<string, number> {
@@ -66,19 +73,37 @@ export function parseLoadsMetrics(text: string): RankLoad[] | undefined {
     }
     return undefined;
   };
-  const running = pick('sglang:num_running_reqs', 'sglang_num_running_reqs', 'vllm:num_requests_running');
-  const waiting = pick('sglang:num_queue_reqs', 'sglang_num_queue_reqs', 'vllm:num_requests_waiting');
+  const running = pick(
+    'sglang:num_running_reqs',
+    'sglang_num_running_reqs',
+    'vllm:num_requests_running',
+  );
+  const waiting = pick(
+    'sglang:num_queue_reqs',
+    'sglang_num_queue_reqs',
+    'vllm:num_requests_waiting',
+  );
   if (running === undefined && waiting === undefined) return undefined;
-  return [{
-    dpRank: 0,
-    runningReqs: running ?? 0,
-    waitingReqs: waiting ?? 0,
-    waitingUncachedTokens: 0,
-    usedTokens: 0,
-    maxTotalTokens: 0,
-    tokenUsage: pick('sglang:token_usage', 'sglang_token_usage', 'vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc') ?? 0,
-    genThroughput: pick('sglang:gen_throughput', 'sglang_gen_throughput') ?? 0,
-    cacheHitRate: pick('sglang:cache_hit_rate', 'sglang_cache_hit_rate', 'vllm:gpu_prefix_cache_hit_rate') ?? 0,
-    maxRunningRequests: 0,
-  }];
+  return [
+    {
+      dpRank: 0,
+      runningReqs: running ?? 0,
+      waitingReqs: waiting ?? 0,
+      waitingUncachedTokens: 0,
+      usedTokens: 0,
+      maxTotalTokens: 0,
+      tokenUsage:
+        pick(
+          'sglang:token_usage',
+          'sglang_token_usage',
+          'vllm:kv_cache_usage_perc',
+          'vllm:gpu_cache_usage_perc',
+        ) ?? 0,
+      genThroughput: pick('sglang:gen_throughput', 'sglang_gen_throughput') ?? 0,
+      cacheHitRate:
+        pick('sglang:cache_hit_rate', 'sglang_cache_hit_rate', 'vllm:gpu_prefix_cache_hit_rate') ??
+        0,
+      maxRunningRequests: 0,
+    },
+  ];
 }

@@ -22,10 +22,14 @@ export interface WorkerLoadSnapshot {
   ranks: readonly RankLoad[];
 }
 
-export const sumWaitingReqs = (s: WorkerLoadSnapshot): number => s.ranks.reduce((a, r) => a + r.waitingReqs, 0);
-export const sumRunningReqs = (s: WorkerLoadSnapshot): number => s.ranks.reduce((a, r) => a + r.runningReqs, 0);
-export const sumWaitingUncachedTokens = (s: WorkerLoadSnapshot): number => s.ranks.reduce((a, r) => a + r.waitingUncachedTokens, 0);
-export const sumGenThroughput = (s: WorkerLoadSnapshot): number => s.ranks.reduce((a, r) => a + r.genThroughput, 0);
+export const sumWaitingReqs = (s: WorkerLoadSnapshot): number =>
+  s.ranks.reduce((a, r) => a + r.waitingReqs, 0);
+export const sumRunningReqs = (s: WorkerLoadSnapshot): number =>
+  s.ranks.reduce((a, r) => a + r.runningReqs, 0);
+export const sumWaitingUncachedTokens = (s: WorkerLoadSnapshot): number =>
+  s.ranks.reduce((a, r) => a + r.waitingUncachedTokens, 0);
+export const sumGenThroughput = (s: WorkerLoadSnapshot): number =>
+  s.ranks.reduce((a, r) => a + r.genThroughput, 0);
 
 /** Mean KV usage over DP ranks, in [0, 1]. */
 export function meanTokenUsage(s: WorkerLoadSnapshot): number {

@@ -6,7 +6,13 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { GatewayMetrics } from '../observability/metrics.js';
-import { OTHER_MODEL_LABEL, UNKNOWN_MODEL_ID, type Worker, type WorkerStatus, type WorkerType } from './worker.js';
+import {
+  OTHER_MODEL_LABEL,
+  UNKNOWN_MODEL_ID,
+  type Worker,
+  type WorkerStatus,
+  type WorkerType,
+} from './worker.js';
 
 export interface RegistryEvents {
   added: [worker: Worker];
@@ -106,8 +112,14 @@ export class WorkerRegistry extends EventEmitter<RegistryEvents> {
     // Listeners (policies, admission) clean up first; the per-worker series go last, so nothing
     // writes a removed worker's series back into existence.
     this.emit('removed', worker);
-    for (const gauge of [this.metrics.workerRequestsActive, this.metrics.workerHealth, this.metrics.cbState,
-      this.metrics.cbConsecutiveFailures, this.metrics.cbConsecutiveSuccesses, this.metrics.routingKeysActive]) {
+    for (const gauge of [
+      this.metrics.workerRequestsActive,
+      this.metrics.workerHealth,
+      this.metrics.cbState,
+      this.metrics.cbConsecutiveFailures,
+      this.metrics.cbConsecutiveSuccesses,
+      this.metrics.routingKeysActive,
+    ]) {
       gauge.remove({ worker: worker.key });
     }
     return worker;

@@ -123,9 +123,14 @@ export class WorkerService {
       this.#setJob(workerId, 'RemoveWorker', url, 'completed', 'Pending registration cancelled');
       return;
     }
-    const group = worker.dpRank === undefined ? [worker] : this.registry.all().filter((w) => w.url === worker.url);
+    const group =
+      worker.dpRank === undefined
+        ? [worker]
+        : this.registry.all().filter((w) => w.url === worker.url);
     for (const w of group) this.registry.setStatus(w, 'draining');
-    const settle = (worker.spec.health as { drain_settle_secs?: number } | undefined)?.drain_settle_secs ?? this.config.drainSettleSecs;
+    const settle =
+      (worker.spec.health as { drain_settle_secs?: number } | undefined)?.drain_settle_secs ??
+      this.config.drainSettleSecs;
     this.#setJob(workerId, 'RemoveWorker', url, 'processing', 'Worker draining');
     const finish = (): void => {
       for (const w of group) {
@@ -144,8 +149,20 @@ export class WorkerService {
     this.#closing.abort();
   }
 
-  #setJob(workerId: string, type: JobType, url: string, status: JobStatus['status'], message: string): void {
-    this.#jobs.set(workerId, { job_type: type, worker_url: url, status, message, timestamp: Math.floor(Date.now() / 1000) });
+  #setJob(
+    workerId: string,
+    type: JobType,
+    url: string,
+    status: JobStatus['status'],
+    message: string,
+  ): void {
+    this.#jobs.set(workerId, {
+      job_type: type,
+      worker_url: url,
+      status,
+      message,
+      timestamp: Math.floor(Date.now() / 1000),
+    });
   }
 
   #runJob(workerId: string, spec: WorkerSpec, type: JobType): void {
@@ -181,7 +198,12 @@ export class WorkerService {
     if (reason !== undefined) throw new Error(`Worker URL refused: ${reason}`);
   }
 
-  async #register(workerId: string, spec: WorkerSpec, type: JobType, signal: AbortSignal): Promise<void> {
+  async #register(
+    workerId: string,
+    spec: WorkerSpec,
+    type: JobType,
+    signal: AbortSignal,
+  ): Promise<void> {
     const cfg = this.config;
     const apiKey = spec.api_key ?? cfg.defaultApiKey;
     if (cfg.startupDelaySecs > 0) await sleep(cfg.startupDelaySecs * 1000, signal);
@@ -194,9 +216,14 @@ export class WorkerService {
       if (await probeHealth(spec.url + cfg.healthEndpoint, probe)) break;
       signal.throwIfAborted();
       if (performance.now() >= deadline) {
-        throw new Error(`Worker ${spec.url} did not become healthy within ${cfg.startupTimeoutSecs} s`);
+        throw new Error(
+          `Worker ${spec.url} did not become healthy within ${cfg.startupTimeoutSecs} s`,
+        );
       }
-      await sleep(Math.min(cfg.startupCheckIntervalSecs * 1000, Math.max(0, deadline - performance.now())), signal);
+      await sleep(
+        Math.min(cfg.startupCheckIntervalSecs * 1000, Math.max(0, deadline - performance.now())),
+        signal,
+      );
     }
     signal.throwIfAborted();
     await this.#assertAllowedTarget(spec.url);
@@ -209,10 +236,14 @@ export class WorkerService {
     signal.throwIfAborted();
     const labels = { ...meta.labels, ...spec.labels };
     const dpSize = this.config.dpAware ? dpSizeOf(spec.dp_size, labels.dp_size) : undefined;
-    const ranks: (number | undefined)[] = dpSize === undefined ? [undefined] : Array.from({ length: dpSize }, (_, r) => r);
+    const ranks: (number | undefined)[] =
+      dpSize === undefined ? [undefined] : Array.from({ length: dpSize }, (_, r) => r);
     for (const rank of ranks) {
       // Rank 0 keeps the registration's id; other ranks get ids reserved for `url@rank`.
-      const id = rank === undefined || rank === 0 ? workerId : this.registry.reserveId(`${spec.url}@${rank}`);
+      const id =
+        rank === undefined || rank === 0
+          ? workerId
+          : this.registry.reserveId(`${spec.url}@${rank}`);
       const key = rank === undefined ? spec.url : `${spec.url}@${rank}`;
       const worker = new Worker({
         id,
@@ -240,10 +271,12 @@ export class WorkerService {
       // Registration already proved the worker answers: activate it (SMG's final workflow step).
       this.registry.setStatus(worker, 'ready');
     }
-    this.logger.info({ worker: spec.url, runtime: meta.runtime, models: meta.models, dpSize }, 'worker registered');
+    this.logger.info(
+      { worker: spec.url, runtime: meta.runtime, models: meta.models, dpSize },
+      'worker registered',
+    );
   }
 }
-
 
 /** DP size from the spec, else the discovered `dp_size` label; 1 when neither says more. */
 function dpSizeOf(given: number | undefined, label: string | undefined): number {

@@ -12,12 +12,16 @@ const lowerEnum = <T extends readonly [string, ...string[]]>(values: T) =>
   z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(values));
 
 const modelCard = z.union([
-  z.string().min(1).transform((id) => ({ id })),
+  z
+    .string()
+    .min(1)
+    .transform((id) => ({ id })),
   z.object({ id: z.string().min(1), aliases: z.array(z.string()).optional() }).loose(),
 ]);
 
 /** Health overrides become timers, so they are bounded like the duration flags. */
-const healthSecs = (min: number) => z.number().int().min(min).max(MAX_TIMER_SECS, timerLimitMessage('s'));
+const healthSecs = (min: number) =>
+  z.number().int().min(min).max(MAX_TIMER_SECS, timerLimitMessage('s'));
 
 export const healthOverrideSchema = z.object({
   timeout_secs: healthSecs(1).optional(),

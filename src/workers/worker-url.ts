@@ -75,7 +75,8 @@ export function parseWorkerUrl(raw: string): WorkerUrlResult {
 /** Schemes SMG takes for workers that Switchyard has no client for yet. */
 const NOT_YET_SUPPORTED: Readonly<Record<string, string>> = {
   grpc: 'gRPC workers (grpc://, grpcs://) are not supported yet; use the http:// or https:// URL of the worker',
-  grpcs: 'gRPC workers (grpc://, grpcs://) are not supported yet; use the http:// or https:// URL of the worker',
+  grpcs:
+    'gRPC workers (grpc://, grpcs://) are not supported yet; use the http:// or https:// URL of the worker',
   ipc: 'ipc:// (ZMQ) workers are not supported yet; use the http:// or https:// URL of the worker',
 };
 
@@ -90,7 +91,10 @@ function schemeReason(text: string): string | undefined {
   const scheme = match[1] ?? '';
   const lower = scheme.toLowerCase();
   if (NOT_YET_SUPPORTED[lower] !== undefined && scheme === lower) return NOT_YET_SUPPORTED[lower];
-  if (scheme !== lower && (lower === 'http' || lower === 'https' || NOT_YET_SUPPORTED[lower] !== undefined)) {
+  if (
+    scheme !== lower &&
+    (lower === 'http' || lower === 'https' || NOT_YET_SUPPORTED[lower] !== undefined)
+  ) {
     return `the scheme must be lower-case (${lower}://), as SMG requires`;
   }
   return undefined;

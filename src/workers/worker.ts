@@ -10,7 +10,14 @@ import type { WorkerLoadSnapshot } from './load-snapshot.js';
 export const WORKER_TYPES = ['regular', 'prefill', 'decode'] as const;
 export type WorkerType = (typeof WORKER_TYPES)[number];
 
-export const RUNTIMES = ['unspecified', 'sglang', 'vllm', 'tokenspeed', 'trtllm', 'generic'] as const;
+export const RUNTIMES = [
+  'unspecified',
+  'sglang',
+  'vllm',
+  'tokenspeed',
+  'trtllm',
+  'generic',
+] as const;
 export type Runtime = (typeof RUNTIMES)[number];
 
 /** SMG's status machine; only `ready` is routable. */
@@ -99,7 +106,12 @@ export class Worker {
     this.kvRole = init.kvRole;
     this.kvEngineId = init.kvEngineId;
     this.spec = init.spec;
-    this.circuit = init.circuit ?? new CircuitBreaker({ failureThreshold: 1, successThreshold: 1, timeoutMs: 0, disabled: true }, systemClock);
+    this.circuit =
+      init.circuit ??
+      new CircuitBreaker(
+        { failureThreshold: 1, successThreshold: 1, timeoutMs: 0, disabled: true },
+        systemClock,
+      );
     this.dpRank = init.dpRank;
     this.dpSize = init.dpSize;
   }

@@ -10,10 +10,24 @@ import type { Runtime } from '../worker.js';
 
 /** Server-info and model-info fields kept as labels (SMG's curated subset plus `max_num_seqs`). */
 const LABEL_FIELDS = [
-  'model_path', 'served_model_name', 'tp_size', 'dp_size', 'pp_size', 'load_balance_method',
-  'disaggregation_mode', 'version', 'is_embedding', 'context_length', 'max_total_tokens',
-  'max_total_num_tokens', 'max_running_requests', 'max_num_seqs', 'weight_version',
-  'tokenizer_path', 'is_generation', 'model_type',
+  'model_path',
+  'served_model_name',
+  'tp_size',
+  'dp_size',
+  'pp_size',
+  'load_balance_method',
+  'disaggregation_mode',
+  'version',
+  'is_embedding',
+  'context_length',
+  'max_total_tokens',
+  'max_total_num_tokens',
+  'max_running_requests',
+  'max_num_seqs',
+  'weight_version',
+  'tokenizer_path',
+  'is_generation',
+  'model_type',
 ] as const;
 
 export interface DiscoveredMetadata {
@@ -46,7 +60,10 @@ async function getJson(url: string, opts: ProbeOptions): Promise<{ status: numbe
       return { status: res.statusCode };
     }
     const value: unknown = await res.body.json().catch(() => undefined);
-    const json = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined;
+    const json =
+      value !== null && typeof value === 'object' && !Array.isArray(value)
+        ? (value as Json)
+        : undefined;
     return { status: res.statusCode, json };
   } catch {
     return { status: 0 };
@@ -54,7 +71,11 @@ async function getJson(url: string, opts: ProbeOptions): Promise<{ status: numbe
 }
 
 /** SMG tries `/server_info` and falls back to `/get_server_info` when the first is missing. */
-async function getWithFallback(base: string, paths: readonly string[], opts: ProbeOptions): Promise<Json | undefined> {
+async function getWithFallback(
+  base: string,
+  paths: readonly string[],
+  opts: ProbeOptions,
+): Promise<Json | undefined> {
   for (const path of paths) {
     const { json } = await getJson(base + path, opts);
     if (json) return json;
@@ -87,7 +108,11 @@ function runtimeFromOwner(owner: unknown): Runtime | undefined {
   }
 }
 
-export async function discoverMetadata(base: string, given: Runtime | undefined, opts: ProbeOptions): Promise<DiscoveredMetadata> {
+export async function discoverMetadata(
+  base: string,
+  given: Runtime | undefined,
+  opts: ProbeOptions,
+): Promise<DiscoveredMetadata> {
   const modelsReply = await getJson(`${base}/v1/models`, opts);
   const data = Array.isArray(modelsReply.json?.data) ? (modelsReply.json.data as Json[]) : [];
   const models = data.map((m) => m.id).filter((id): id is string => typeof id === 'string');
@@ -102,7 +127,10 @@ export async function discoverMetadata(base: string, given: Runtime | undefined,
     serverInfo = await getWithFallback(base, ['/server_info', '/get_server_info'], opts);
     if (runtime === undefined) runtime = serverInfo ? 'sglang' : 'generic';
   }
-  const modelInfo = runtime === 'vllm' ? undefined : await getWithFallback(base, ['/model_info', '/get_model_info'], opts);
+  const modelInfo =
+    runtime === 'vllm'
+      ? undefined
+      : await getWithFallback(base, ['/model_info', '/get_model_info'], opts);
   const labels = { ...flattenLabels(modelInfo ?? {}), ...flattenLabels(serverInfo ?? {}) };
   return { runtime, models, labels };
 }
