@@ -30,14 +30,36 @@ const usageErrors: [string[], RegExp][] = [
   [['launch', '--worker-urls', 'not-a-url'], /--worker-urls/],
   [['launch', '--log-level'], /--log-level expects a value/],
   [['launch', '--model-alias', 'a=a'], /--model-alias/],
-  [['launch', '--retry-initial-backoff-ms', '100', '--retry-max-backoff-ms', '10'], /--retry-max-backoff-ms: must be >= --retry-initial-backoff-ms \(100\) \(got 10\)/],
+  [
+    ['launch', '--retry-initial-backoff-ms', '100', '--retry-max-backoff-ms', '10'],
+    /--retry-max-backoff-ms: must be >= --retry-initial-backoff-ms \(100\) \(got 10\)/,
+  ],
   [['frobnicate'], /unknown command 'frobnicate'/],
-  [['launch', '--pd-disaggregation', '--prefill-queue-size', '5'], /need a positive --prefill-max-inflight-requests-per-worker/],
-  [['launch', '--pd-disaggregation', '--prefill-queue-timeout-secs', '5', '--prefill-max-inflight-requests-per-worker', '-1'], /need a positive/],
+  [
+    ['launch', '--pd-disaggregation', '--prefill-queue-size', '5'],
+    /need a positive --prefill-max-inflight-requests-per-worker/,
+  ],
+  [
+    [
+      'launch',
+      '--pd-disaggregation',
+      '--prefill-queue-timeout-secs',
+      '5',
+      '--prefill-max-inflight-requests-per-worker',
+      '-1',
+    ],
+    /need a positive/,
+  ],
   [['launch', '--prefill-max-inflight-requests-per-worker', '4'], /needs --pd-disaggregation/],
-  [['launch', '--worker-urls', 'grpc://127.0.0.1:9'], /--worker-urls: gRPC workers \(grpc:\/\/, grpcs:\/\/\) are not supported yet/],
+  [
+    ['launch', '--worker-urls', 'grpc://127.0.0.1:9'],
+    /--worker-urls: gRPC workers \(grpc:\/\/, grpcs:\/\/\) are not supported yet/,
+  ],
   // 30 days: Node would fire the timer after 1 ms instead, flooding every worker with probes.
-  [['launch', '--health-check-interval-secs', '2592000'], /--health-check-interval-secs: must be at most 2147483 s/],
+  [
+    ['launch', '--health-check-interval-secs', '2592000'],
+    /--health-check-interval-secs: must be at most 2147483 s/,
+  ],
   [['sim', '--ttft-ms', '1e12'], /ttft-ms/],
 ];
 

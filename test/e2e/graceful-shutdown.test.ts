@@ -10,15 +10,35 @@ after(async () => worker?.close());
 
 test('SIGTERM drains the in-flight stream, refuses new connections, exits 0', async () => {
   worker = await startSimWorker({ model: 'sim-model', ttftMs: 5, itlMs: 40 });
-  const run = startCli(['launch', '--host', '127.0.0.1', '--port', '0', '--prometheus-host', '127.0.0.1', '--prometheus-port', '0',
-    '--log-json', '--shutdown-grace-period-secs', '20', '--worker-urls', worker.url]);
+  const run = startCli([
+    'launch',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '0',
+    '--prometheus-host',
+    '127.0.0.1',
+    '--prometheus-port',
+    '0',
+    '--log-json',
+    '--shutdown-grace-period-secs',
+    '20',
+    '--worker-urls',
+    worker.url,
+  ]);
   try {
     const listening = await waitForLog(run, 'switchyard listening');
     const url = String(listening.url);
     await waitForLog(run, 'worker registered');
     const res = await request(`${url}/v1/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'sim-model', prompt: 'drain me', max_tokens: 20, stream: true }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'sim-model',
+        prompt: 'drain me',
+        max_tokens: 20,
+        stream: true,
+      }),
     });
     assert.equal(res.statusCode, 200);
     const bodyText = res.body.text();

@@ -126,12 +126,18 @@ test('combinations SMG ignores start with one warning line each and are ignored'
       "--model-alias 'gpt=sim-model' is given more than once; it counts once",
     ]);
     // The ignored prefill is not a worker; the alias resolves to the served model.
-    const workers = (await (await request(`${String(listening.url)}/workers`)).body.json()) as { workers: unknown[] };
+    const workers = (await (await request(`${String(listening.url)}/workers`)).body.json()) as {
+      workers: unknown[];
+    };
     assert.equal(workers.workers.length, 1);
     const res = await request(`${String(listening.url)}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }),
+      body: JSON.stringify({
+        model: 'gpt',
+        messages: [{ role: 'user', content: 'hi' }],
+        max_tokens: 2,
+      }),
     });
     assert.equal(res.statusCode, 200);
     await res.body.dump();

@@ -4,7 +4,10 @@ import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../../bin/switchyard.js', import.meta.url));
 
-export function runCli(args: string[], timeoutMs = 20_000): { status: number | null; stdout: string; stderr: string } {
+export function runCli(
+  args: string[],
+  timeoutMs = 20_000,
+): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: timeoutMs });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -22,12 +25,18 @@ export function startCli(args: string[]): Running {
   let err = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
 /** Waits for a JSON log line with the given msg and returns it. */
-export async function waitForLog(run: Running, msg: string, timeoutMs = 10_000): Promise<Record<string, unknown>> {
+export async function waitForLog(
+  run: Running,
+  msg: string,
+  timeoutMs = 10_000,
+): Promise<Record<string, unknown>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     for (const line of run.stderr().split('\n')) {
@@ -35,7 +44,8 @@ export async function waitForLog(run: Running, msg: string, timeoutMs = 10_000):
       const record = JSON.parse(line) as Record<string, unknown>;
       if (record.msg === msg) return record;
     }
-    if (Date.now() > deadline) throw new Error(`no '${msg}' log line; stderr so far:\n${run.stderr()}`);
+    if (Date.now() > deadline)
+      throw new Error(`no '${msg}' log line; stderr so far:\n${run.stderr()}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }

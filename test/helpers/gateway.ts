@@ -13,16 +13,35 @@ import type { HostLookup } from '../../src/workers/target-guard.js';
 import type { Random } from '../../src/util/random.js';
 
 const TEST_DEFAULTS = [
-  '--host', '127.0.0.1', '--port', '0', '--prometheus-host', '127.0.0.1', '--prometheus-port', '0',
-  '--worker-startup-check-interval', '1', '--drain-settle-secs', '0', '--shutdown-grace-period-secs', '1',
+  '--host',
+  '127.0.0.1',
+  '--port',
+  '0',
+  '--prometheus-host',
+  '127.0.0.1',
+  '--prometheus-port',
+  '0',
+  '--worker-startup-check-interval',
+  '1',
+  '--drain-settle-secs',
+  '0',
+  '--shutdown-grace-period-secs',
+  '1',
 ];
 
-export async function startTestGateway(flags: string[] = [], opts: { random?: Random; clock?: Clock; lookup?: HostLookup; logger?: Logger } = {}): Promise<Gateway> {
+export async function startTestGateway(
+  flags: string[] = [],
+  opts: { random?: Random; clock?: Clock; lookup?: HostLookup; logger?: Logger } = {},
+): Promise<Gateway> {
   const config = buildConfig(parseFlags([...TEST_DEFAULTS, ...flags], GATEWAY_FLAGS));
   return startGateway(config, { logger: silentLogger(), ...opts });
 }
 
-export async function waitFor(predicate: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+export async function waitFor(
+  predicate: () => boolean,
+  what: string,
+  timeoutMs = 5000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -31,8 +50,16 @@ export async function waitFor(predicate: () => boolean, what: string, timeoutMs 
 }
 
 /** Waits until `n` workers are registered and ready. */
-export async function waitForReadyWorkers(gateway: Gateway, n: number, timeoutMs = 5000): Promise<void> {
-  await waitFor(() => gateway.app.registry.all().filter((w) => w.isHealthy).length >= n, `${n} ready workers`, timeoutMs);
+export async function waitForReadyWorkers(
+  gateway: Gateway,
+  n: number,
+  timeoutMs = 5000,
+): Promise<void> {
+  await waitFor(
+    () => gateway.app.registry.all().filter((w) => w.isHealthy).length >= n,
+    `${n} ready workers`,
+    timeoutMs,
+  );
 }
 
 export async function scrapeMetrics(gateway: Gateway): Promise<string> {
@@ -42,7 +69,11 @@ export async function scrapeMetrics(gateway: Gateway): Promise<string> {
 }
 
 /** Value of one sample line, e.g. metricValue(text, 'smg_worker_requests_active', {worker: url}). */
-export function metricValue(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+export function metricValue(
+  text: string,
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
   for (const line of text.split('\n')) {
     if (!line.startsWith(name + '{') && !line.startsWith(name + ' ')) continue;
     const ok = Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`));
@@ -57,8 +88,13 @@ export function metricValue(text: string, name: string, labels: Record<string, s
  * the client has its last byte.
  */
 export async function assertNoLeakedLoad(gateway: Gateway): Promise<void> {
-  await waitFor(() => gateway.app.registry.all().every((w) => w.load === 0), 'worker loads to return to zero', 3000).catch(() => undefined);
-  for (const w of gateway.app.registry.all()) assert.equal(w.load, 0, `worker ${w.url} still holds load ${w.load}`);
+  await waitFor(
+    () => gateway.app.registry.all().every((w) => w.load === 0),
+    'worker loads to return to zero',
+    3000,
+  ).catch(() => undefined);
+  for (const w of gateway.app.registry.all())
+    assert.equal(w.load, 0, `worker ${w.url} still holds load ${w.load}`);
   const text = await scrapeMetrics(gateway);
   for (const line of text.split('\n')) {
     if (line.startsWith('smg_worker_requests_active{')) {

@@ -1,7 +1,11 @@
 /** Small HTTP helpers for integration tests (global fetch against loopback servers). */
 import assert from 'node:assert/strict';
 
-export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -10,12 +14,18 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
 }
 
 /** Asserts an SMG error envelope with its status, code and X-SMG-Error-Code header. */
-export async function assertGatewayError(res: Response, status: number, code: string): Promise<{ message: string }> {
+export async function assertGatewayError(
+  res: Response,
+  status: number,
+  code: string,
+): Promise<{ message: string }> {
   const text = await res.text();
   assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status}: ${text}`);
   assert.equal(res.headers.get('x-smg-error-code'), code);
   assert.match(res.headers.get('content-type') ?? '', /application\/json/);
-  const body = JSON.parse(text) as { error: { type: string; code: string; message: string; param: null } };
+  const body = JSON.parse(text) as {
+    error: { type: string; code: string; message: string; param: null };
+  };
   assert.equal(body.error.code, code);
   assert.equal(body.error.param, null);
   assert.ok(body.error.message.length > 0);

@@ -5,7 +5,12 @@
  */
 import type { PdWeightMode } from '../../src/routing/router-weights.js';
 import type { Gateway } from '../../src/server/gateway.js';
-import { startSimWorker, type SimRole, type SimWorker, type SimWorkerOptions } from '../../src/sim/index.js';
+import {
+  startSimWorker,
+  type SimRole,
+  type SimWorker,
+  type SimWorkerOptions,
+} from '../../src/sim/index.js';
 import { seededRandom } from '../../src/util/random.js';
 import { startTestGateway, waitFor } from './gateway.js';
 
@@ -17,7 +22,17 @@ export interface IgwOptions {
 
 export async function startIgwGateway(opts: IgwOptions = {}): Promise<Gateway> {
   const random = seededRandom(opts.seed ?? 1);
-  return startTestGateway(['--enable-igw', '--pd-weight-mode', opts.mode ?? 'paired', '--policy', 'round_robin', ...(opts.flags ?? [])], { random });
+  return startTestGateway(
+    [
+      '--enable-igw',
+      '--pd-weight-mode',
+      opts.mode ?? 'paired',
+      '--policy',
+      'round_robin',
+      ...(opts.flags ?? []),
+    ],
+    { random },
+  );
 }
 
 /** Simulated workers by URL, with the role each was registered as. */
@@ -33,10 +48,16 @@ export class IgwFleet {
     const spec: Record<string, unknown> = { url: sim.url, worker_type: role };
     if (role === 'prefill') spec.bootstrap_port = sim.bootstrapPort;
     const res = await fetch(`${this.gateway.url}/workers`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(spec),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(spec),
     });
-    if (res.status !== 202) throw new Error(`POST /workers answered ${res.status}: ${await res.text()}`);
-    await waitFor(() => this.gateway.app.registry.getByUrl(sim.url)?.isHealthy === true, `${sim.url} ready`);
+    if (res.status !== 202)
+      throw new Error(`POST /workers answered ${res.status}: ${await res.text()}`);
+    await waitFor(
+      () => this.gateway.app.registry.getByUrl(sim.url)?.isHealthy === true,
+      `${sim.url} ready`,
+    );
     return sim;
   }
 
@@ -49,7 +70,10 @@ export class IgwFleet {
     const id = this.gateway.app.registry.idForUrl(sim.url);
     const res = await fetch(`${this.gateway.url}/workers/${id ?? ''}`, { method: 'DELETE' });
     await res.arrayBuffer();
-    await waitFor(() => this.gateway.app.registry.getByUrl(sim.url) === undefined, `${sim.url} removed`);
+    await waitFor(
+      () => this.gateway.app.registry.getByUrl(sim.url) === undefined,
+      `${sim.url} removed`,
+    );
   }
 
   /** The role of the worker that answered: the decode worker's for a PD request. */
@@ -65,7 +89,11 @@ export class IgwFleet {
 }
 
 /** One small chat request for `model`; the caller reads or drains the body. */
-export async function chat(gateway: Gateway, model: string, headers: Record<string, string> = {}): Promise<Response> {
+export async function chat(
+  gateway: Gateway,
+  model: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(`${gateway.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -74,10 +102,17 @@ export async function chat(gateway: Gateway, model: string, headers: Record<stri
 }
 
 /** Sends `n` chat requests for `model`, ten at a time, and counts those a PD pair answered. */
-export async function pdAnswers(fleet: IgwFleet, gateway: Gateway, model: string, n: number): Promise<number> {
+export async function pdAnswers(
+  fleet: IgwFleet,
+  gateway: Gateway,
+  model: string,
+  n: number,
+): Promise<number> {
   let pd = 0;
   for (let sent = 0; sent < n; sent += 10) {
-    const batch = await Promise.all(Array.from({ length: Math.min(10, n - sent) }, () => chat(gateway, model)));
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(10, n - sent) }, () => chat(gateway, model)),
+    );
     for (const res of batch) {
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`a request for ${model} answered ${res.status}`);

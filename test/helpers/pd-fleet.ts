@@ -21,24 +21,49 @@ export interface PdSetupOptions {
 }
 
 export async function startPdSetup(opts: PdSetupOptions = {}): Promise<PdSetup> {
-  const prefills = await Promise.all(Array.from({ length: opts.prefills ?? 1 }, () =>
-    startSimWorker({ role: 'prefill', ttftMs: 2, itlMs: 2, ...opts.prefill })));
-  const decodes = await Promise.all(Array.from({ length: opts.decodes ?? 1 }, () =>
-    startSimWorker({ role: 'decode', ttftMs: 2, itlMs: 2, ...opts.decode })));
-  const prefillFlags = opts.prefillSpec ? [] : prefills.flatMap((p) => ['--prefill', p.url, String(p.bootstrapPort ?? 'none')]);
+  const prefills = await Promise.all(
+    Array.from({ length: opts.prefills ?? 1 }, () =>
+      startSimWorker({ role: 'prefill', ttftMs: 2, itlMs: 2, ...opts.prefill }),
+    ),
+  );
+  const decodes = await Promise.all(
+    Array.from({ length: opts.decodes ?? 1 }, () =>
+      startSimWorker({ role: 'decode', ttftMs: 2, itlMs: 2, ...opts.decode }),
+    ),
+  );
+  const prefillFlags = opts.prefillSpec
+    ? []
+    : prefills.flatMap((p) => ['--prefill', p.url, String(p.bootstrapPort ?? 'none')]);
   const decodeFlags = opts.prefillSpec ? [] : decodes.flatMap((d) => ['--decode', d.url]);
-  const gateway = await startTestGateway(['--pd-disaggregation', '--policy', 'round_robin', ...(opts.flags ?? []), ...prefillFlags, ...decodeFlags]);
+  const gateway = await startTestGateway([
+    '--pd-disaggregation',
+    '--policy',
+    'round_robin',
+    ...(opts.flags ?? []),
+    ...prefillFlags,
+    ...decodeFlags,
+  ]);
   if (opts.prefillSpec) {
     for (const p of prefills) {
-      await fetch(`${gateway.url}/workers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: p.url, worker_type: 'prefill', ...opts.prefillSpec }) });
+      await fetch(`${gateway.url}/workers`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ url: p.url, worker_type: 'prefill', ...opts.prefillSpec }),
+      });
     }
     for (const d of decodes) {
-      await fetch(`${gateway.url}/workers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: d.url, worker_type: 'decode' }) });
+      await fetch(`${gateway.url}/workers`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ url: d.url, worker_type: 'decode' }),
+      });
     }
   }
   await waitForReadyWorkers(gateway, prefills.length + decodes.length);
   return {
-    prefills, decodes, gateway,
+    prefills,
+    decodes,
+    gateway,
     close: async () => {
       await gateway.close();
       await Promise.all([...prefills, ...decodes].map((w) => w.close()));

@@ -23,20 +23,36 @@ after(async () => {
 });
 
 test('malformed JSON is 400 invalid_json', async () => {
-  await assertGatewayError(await postJson(`${gateway.url}/v1/chat/completions`, '{"model": '), 400, 'invalid_json');
+  await assertGatewayError(
+    await postJson(`${gateway.url}/v1/chat/completions`, '{"model": '),
+    400,
+    'invalid_json',
+  );
 });
 
 test('a JSON body that is not an object is 400 invalid_body', async () => {
-  await assertGatewayError(await postJson(`${gateway.url}/v1/chat/completions`, '[1,2]'), 400, 'invalid_body');
+  await assertGatewayError(
+    await postJson(`${gateway.url}/v1/chat/completions`, '[1,2]'),
+    400,
+    'invalid_body',
+  );
 });
 
 test('a non-string model is 400 invalid_body', async () => {
-  await assertGatewayError(await postJson(`${gateway.url}/v1/completions`, { model: 7, prompt: 'x' }), 400, 'invalid_body');
+  await assertGatewayError(
+    await postJson(`${gateway.url}/v1/completions`, { model: 7, prompt: 'x' }),
+    400,
+    'invalid_body',
+  );
 });
 
 test('a body over --max-payload-size is 413', async () => {
   const big = { model: 'sim-model', messages: [{ role: 'user', content: 'x'.repeat(4096) }] };
-  await assertGatewayError(await postJson(`${gateway.url}/v1/chat/completions`, big), 413, 'payload_too_large');
+  await assertGatewayError(
+    await postJson(`${gateway.url}/v1/chat/completions`, big),
+    413,
+    'payload_too_large',
+  );
 });
 
 test('a body over the limit without content-length (chunked) is 413 too', async () => {
@@ -47,7 +63,10 @@ test('a body over the limit without content-length (chunked) is 413 too', async 
     },
   });
   const res = await fetch(`${gateway.url}/v1/completions`, {
-    method: 'POST', body: chunks, duplex: 'half', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    body: chunks,
+    duplex: 'half',
+    headers: { 'content-type': 'application/json' },
   });
   await assertGatewayError(res, 413, 'payload_too_large');
 });
@@ -68,7 +87,10 @@ test('a malformed percent-encoded path is a 404 and the gateway keeps serving', 
 });
 
 test('an unknown model is 404 model_not_found', async () => {
-  const res = await postJson(`${gateway.url}/v1/chat/completions`, { model: 'gpt-nope', messages: [{ role: 'user', content: 'x' }] });
+  const res = await postJson(`${gateway.url}/v1/chat/completions`, {
+    model: 'gpt-nope',
+    messages: [{ role: 'user', content: 'x' }],
+  });
   const error = await assertGatewayError(res, 404, 'model_not_found');
   assert.match(error.message, /gpt-nope/);
 });
@@ -81,7 +103,11 @@ test('none of the bad requests reached the worker', () => {
 test('a gateway with no workers answers 503 no_available_workers', async () => {
   const empty = await startTestGateway();
   try {
-    await assertGatewayError(await postJson(`${empty.url}/v1/completions`, { model: 'm', prompt: 'x' }), 503, 'no_available_workers');
+    await assertGatewayError(
+      await postJson(`${empty.url}/v1/completions`, { model: 'm', prompt: 'x' }),
+      503,
+      'no_available_workers',
+    );
   } finally {
     await empty.close();
   }
@@ -92,13 +118,27 @@ test('with --api-key, inference and admin routes need the key; probes do not', a
   try {
     await waitForReadyWorkers(secured, 1);
     const body = { model: 'sim-model', prompt: 'x', max_tokens: 1 };
-    await assertGatewayError(await postJson(`${secured.url}/v1/completions`, body), 401, 'unauthorized');
-    await assertGatewayError(await postJson(`${secured.url}/v1/completions`, body, { authorization: 'Bearer wrong' }), 401, 'unauthorized');
+    await assertGatewayError(
+      await postJson(`${secured.url}/v1/completions`, body),
+      401,
+      'unauthorized',
+    );
+    await assertGatewayError(
+      await postJson(`${secured.url}/v1/completions`, body, { authorization: 'Bearer wrong' }),
+      401,
+      'unauthorized',
+    );
     await assertGatewayError(await fetch(`${secured.url}/workers`), 401, 'unauthorized');
-    const ok = await postJson(`${secured.url}/v1/completions`, body, { authorization: 'Bearer s3cret' });
+    const ok = await postJson(`${secured.url}/v1/completions`, body, {
+      authorization: 'Bearer s3cret',
+    });
     assert.equal(ok.status, 200);
     await ok.arrayBuffer();
-    assert.equal((await fetch(`${secured.url}/workers`, { headers: { authorization: 'Bearer s3cret' } })).status, 200);
+    assert.equal(
+      (await fetch(`${secured.url}/workers`, { headers: { authorization: 'Bearer s3cret' } }))
+        .status,
+      200,
+    );
     assert.equal((await fetch(`${secured.url}/liveness`)).status, 200);
     assert.equal((await fetch(`${secured.url}/readiness`)).status, 200);
   } finally {

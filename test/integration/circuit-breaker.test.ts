@@ -6,7 +6,13 @@ import { after, test } from 'node:test';
 import { startSimFleet, type SimWorker } from '../../src/sim/index.js';
 import type { Gateway } from '../../src/server/gateway.js';
 import { FakeClock } from '../helpers/fake-clock.js';
-import { assertNoLeakedLoad, metricValue, scrapeMetrics, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
+import {
+  assertNoLeakedLoad,
+  metricValue,
+  scrapeMetrics,
+  startTestGateway,
+  waitForReadyWorkers,
+} from '../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../helpers/http.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -14,22 +20,47 @@ after(async () => {
   for (const fn of cleanup.reverse()) await fn();
 });
 
-async function setup(count: number, flags: string[], clock = new FakeClock()): Promise<{ fleet: SimWorker[]; gateway: Gateway; clock: FakeClock }> {
+async function setup(
+  count: number,
+  flags: string[],
+  clock = new FakeClock(),
+): Promise<{ fleet: SimWorker[]; gateway: Gateway; clock: FakeClock }> {
   const fleet = await startSimFleet(count, { ttftMs: 1, itlMs: 1 });
-  const gateway = await startTestGateway(['--disable-retries', ...flags, '--worker-urls', ...fleet.map((w) => w.url)], { clock });
-  cleanup.push(() => gateway.close(), async () => void (await Promise.all(fleet.map((w) => w.close()))));
+  const gateway = await startTestGateway(
+    ['--disable-retries', ...flags, '--worker-urls', ...fleet.map((w) => w.url)],
+    { clock },
+  );
+  cleanup.push(
+    () => gateway.close(),
+    async () => void (await Promise.all(fleet.map((w) => w.close()))),
+  );
   await waitForReadyWorkers(gateway, count);
   return { fleet, gateway, clock };
 }
 
 async function send(gateway: Gateway, stream = false): Promise<Response> {
-  const res = await postJson(`${gateway.url}/v1/completions`, { model: 'sim-model', prompt: 'x', max_tokens: 2, stream });
-  await res.clone().arrayBuffer().catch(() => undefined);
+  const res = await postJson(`${gateway.url}/v1/completions`, {
+    model: 'sim-model',
+    prompt: 'x',
+    max_tokens: 2,
+    stream,
+  });
+  await res
+    .clone()
+    .arrayBuffer()
+    .catch(() => undefined);
   return res;
 }
 
 test('failures open the circuit; then the worker is skipped and, alone, gives 503', async () => {
-  const { fleet, gateway, clock } = await setup(1, ['--cb-failure-threshold', '2', '--cb-success-threshold', '1', '--cb-timeout-duration-secs', '30']);
+  const { fleet, gateway, clock } = await setup(1, [
+    '--cb-failure-threshold',
+    '2',
+    '--cb-success-threshold',
+    '1',
+    '--cb-timeout-duration-secs',
+    '30',
+  ]);
   const [w] = fleet as [SimWorker];
   w.setFaults({ errorRate: 1, errorStatus: 500 });
   assert.equal((await send(gateway)).status, 500);
@@ -41,7 +72,14 @@ test('failures open the circuit; then the worker is skipped and, alone, gives 50
   assert.equal(w.stats().requests['/v1/completions'], before, 'an open circuit sends nothing');
   let m = await scrapeMetrics(gateway);
   assert.equal(metricValue(m, 'smg_worker_cb_state', { worker: w.url }), 1);
-  assert.equal(metricValue(m, 'smg_worker_cb_transitions_total', { worker: w.url, from: 'closed', to: 'open' }), 1);
+  assert.equal(
+    metricValue(m, 'smg_worker_cb_transitions_total', {
+      worker: w.url,
+      from: 'closed',
+      to: 'open',
+    }),
+    1,
+  );
   // After the timeout the next check half-opens it; a success closes it.
   w.setFaults({});
   clock.advance(30_000);
@@ -72,7 +110,12 @@ test('429 is neutral: it neither opens nor closes a circuit', async () => {
 });
 
 test('traffic moves off a worker whose circuit opened', async () => {
-  const { fleet, gateway } = await setup(2, ['--cb-failure-threshold', '1', '--policy', 'round_robin']);
+  const { fleet, gateway } = await setup(2, [
+    '--cb-failure-threshold',
+    '1',
+    '--policy',
+    'round_robin',
+  ]);
   const [bad, good] = fleet as [SimWorker, SimWorker];
   bad.setFaults({ errorRate: 1, errorStatus: 500 });
   await send(gateway);
@@ -84,7 +127,11 @@ test('traffic moves off a worker whose circuit opened', async () => {
 });
 
 test('--disable-circuit-breaker never opens', async () => {
-  const { fleet, gateway } = await setup(1, ['--cb-failure-threshold', '1', '--disable-circuit-breaker']);
+  const { fleet, gateway } = await setup(1, [
+    '--cb-failure-threshold',
+    '1',
+    '--disable-circuit-breaker',
+  ]);
   (fleet[0] as SimWorker).setFaults({ errorRate: 1, errorStatus: 500 });
   for (let i = 0; i < 3; i++) assert.equal((await send(gateway)).status, 500);
   assert.equal(gateway.app.registry.all()[0]?.circuit.state, 'closed');

@@ -5,7 +5,12 @@ import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import { startSimWorker, waitForStats, type SimWorker } from '../../src/sim/index.js';
 import type { Gateway } from '../../src/server/gateway.js';
-import { assertNoLeakedLoad, startTestGateway, waitFor, waitForReadyWorkers } from '../helpers/gateway.js';
+import {
+  assertNoLeakedLoad,
+  startTestGateway,
+  waitFor,
+  waitForReadyWorkers,
+} from '../helpers/gateway.js';
 
 let worker: SimWorker;
 let gateway: Gateway;
@@ -27,7 +32,12 @@ test('closing the client mid-stream aborts the worker request and releases the l
   const res = await request(`${gateway.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'sim-model', messages: [{ role: 'user', content: 'long story' }], max_tokens: 200, stream: true }),
+    body: JSON.stringify({
+      model: 'sim-model',
+      messages: [{ role: 'user', content: 'long story' }],
+      max_tokens: 200,
+      stream: true,
+    }),
     signal: ac.signal,
   });
   assert.equal(res.statusCode, 200);

@@ -7,7 +7,14 @@ import { after, test } from 'node:test';
 import { request } from 'undici';
 import { startSimWorker, type SimWorker } from '../../src/sim/index.js';
 import type { Gateway } from '../../src/server/gateway.js';
-import { assertNoLeakedLoad, metricValue, scrapeMetrics, startTestGateway, waitFor, waitForReadyWorkers } from '../helpers/gateway.js';
+import {
+  assertNoLeakedLoad,
+  metricValue,
+  scrapeMetrics,
+  startTestGateway,
+  waitFor,
+  waitForReadyWorkers,
+} from '../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../helpers/http.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -18,7 +25,10 @@ after(async () => {
 async function setup(flags: string[]): Promise<{ worker: SimWorker; gateway: Gateway }> {
   const worker = await startSimWorker({ ttftMs: 1, itlMs: 40 });
   const gateway = await startTestGateway([...flags, '--worker-urls', worker.url]);
-  cleanup.push(() => gateway.close(), () => worker.close());
+  cleanup.push(
+    () => gateway.close(),
+    () => worker.close(),
+  );
   await waitForReadyWorkers(gateway, 1);
   return { worker, gateway };
 }
@@ -27,7 +37,9 @@ async function setup(flags: string[]): Promise<{ worker: SimWorker; gateway: Gat
 async function hold(gateway: Gateway, tokens = 200): Promise<() => void> {
   const ac = new AbortController();
   const res = await request(`${gateway.url}/v1/completions`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, signal: ac.signal,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    signal: ac.signal,
     body: JSON.stringify({ model: 'sim-model', prompt: 'hold', max_tokens: tokens, stream: true }),
   });
   assert.equal(res.statusCode, 200);
@@ -38,7 +50,14 @@ async function hold(gateway: Gateway, tokens = 200): Promise<() => void> {
 const body = { model: 'sim-model', prompt: 'x', max_tokens: 1 };
 
 test('queue full is 429 and queue timeout is 503, both with Retry-After: 2', async () => {
-  const { gateway } = await setup(['--max-concurrent-requests', '1', '--queue-size', '1', '--queue-timeout-secs', '1']);
+  const { gateway } = await setup([
+    '--max-concurrent-requests',
+    '1',
+    '--queue-size',
+    '1',
+    '--queue-timeout-secs',
+    '1',
+  ]);
   const release = await hold(gateway);
   const queued = postJson(`${gateway.url}/v1/completions`, body);
   await waitFor(() => gateway.parts.limiter?.queued === 1, 'one waiter');
@@ -79,14 +98,21 @@ test('a waiter is admitted when the permit is released, in FIFO order', async ()
 test('queue size 0 rejects at once; a client that leaves the queue frees its place', async () => {
   const noQueue = await setup(['--max-concurrent-requests', '1', '--queue-size', '0']);
   const release = await hold(noQueue.gateway);
-  await assertGatewayError(await postJson(`${noQueue.gateway.url}/v1/completions`, body), 429, 'admission_queue_full');
+  await assertGatewayError(
+    await postJson(`${noQueue.gateway.url}/v1/completions`, body),
+    429,
+    'admission_queue_full',
+  );
   release();
 
   const { gateway } = await setup(['--max-concurrent-requests', '1', '--queue-size', '1']);
   const release2 = await hold(gateway);
   const ac = new AbortController();
   const leaving = request(`${gateway.url}/v1/completions`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: ac.signal,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: ac.signal,
   });
   await waitFor(() => gateway.parts.limiter?.queued === 1, 'queued');
   ac.abort();

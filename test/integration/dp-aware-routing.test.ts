@@ -24,20 +24,44 @@ test('a dp_size 2 worker is two logical workers and requests carry their rank', 
   const added = await postJson(`${gateway.url}/workers`, { url: worker.url, dp_size: 2 });
   assert.equal(added.status, 202);
   const { worker_id: id } = (await added.json()) as { worker_id: string };
-  await waitFor(() => gateway.app.registry.all().filter((w) => w.isHealthy).length === 2, 'two ranks ready');
-  assert.deepEqual(gateway.app.registry.all().map((w) => w.key).sort(), [`${worker.url}@0`, `${worker.url}@1`]);
+  await waitFor(
+    () => gateway.app.registry.all().filter((w) => w.isHealthy).length === 2,
+    'two ranks ready',
+  );
+  assert.deepEqual(
+    gateway.app.registry
+      .all()
+      .map((w) => w.key)
+      .sort(),
+    [`${worker.url}@0`, `${worker.url}@1`],
+  );
   const ranks: unknown[] = [];
   const routed: (string | null)[] = [];
   for (let i = 0; i < 4; i++) {
-    const res = await postJson(`${gateway.url}/v1/completions`, { model: 'sim-model', prompt: 'x', max_tokens: 1 });
+    const res = await postJson(`${gateway.url}/v1/completions`, {
+      model: 'sim-model',
+      prompt: 'x',
+      max_tokens: 1,
+    });
     assert.equal(res.status, 200);
     await res.arrayBuffer();
     routed.push(res.headers.get('x-smg-routed-worker-id'));
-    ranks.push((worker.stats().lastRequest?.body as { data_parallel_rank?: unknown }).data_parallel_rank);
+    ranks.push(
+      (worker.stats().lastRequest?.body as { data_parallel_rank?: unknown }).data_parallel_rank,
+    );
   }
   assert.deepEqual(ranks, [0, 1, 0, 1]);
-  assert.deepEqual(routed, [`${worker.url}@0`, `${worker.url}@1`, `${worker.url}@0`, `${worker.url}@1`]);
-  const put = await fetch(`${gateway.url}/workers/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: worker.url }) });
+  assert.deepEqual(routed, [
+    `${worker.url}@0`,
+    `${worker.url}@1`,
+    `${worker.url}@0`,
+    `${worker.url}@1`,
+  ]);
+  const put = await fetch(`${gateway.url}/workers/${id}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: worker.url }),
+  });
   assert.equal(put.status, 400);
   assert.equal((await fetch(`${gateway.url}/workers/${id}`, { method: 'DELETE' })).status, 202);
   await waitFor(() => gateway.app.registry.all().length === 0, 'both ranks removed');

@@ -5,10 +5,26 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { startSimWorker, type SimWorker } from '../../src/sim/index.js';
 import type { Gateway } from '../../src/server/gateway.js';
-import { assertNoLeakedLoad, metricValue, scrapeMetrics, startTestGateway, waitFor, waitForReadyWorkers } from '../helpers/gateway.js';
+import {
+  assertNoLeakedLoad,
+  metricValue,
+  scrapeMetrics,
+  startTestGateway,
+  waitFor,
+  waitForReadyWorkers,
+} from '../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../helpers/http.js';
 
-const FAST_HEALTH = ['--health-check-interval-secs', '1', '--health-check-timeout-secs', '1', '--health-failure-threshold', '1', '--health-success-threshold', '1'];
+const FAST_HEALTH = [
+  '--health-check-interval-secs',
+  '1',
+  '--health-check-timeout-secs',
+  '1',
+  '--health-failure-threshold',
+  '1',
+  '--health-success-threshold',
+  '1',
+];
 const cleanup: (() => Promise<void>)[] = [];
 after(async () => {
   for (const fn of cleanup.reverse()) await fn();
@@ -17,7 +33,10 @@ after(async () => {
 async function setup(extra: string[] = []): Promise<{ worker: SimWorker; gateway: Gateway }> {
   const worker = await startSimWorker({ model: 'sim-model' });
   const gateway = await startTestGateway([...FAST_HEALTH, ...extra, '--worker-urls', worker.url]);
-  cleanup.push(() => worker.close(), () => gateway.close());
+  cleanup.push(
+    () => worker.close(),
+    () => gateway.close(),
+  );
   await waitForReadyWorkers(gateway, 1);
   return { worker, gateway };
 }
@@ -29,14 +48,25 @@ test('failing probes take a worker out of rotation and passing probes bring it b
   const [w] = gateway.app.registry.all();
   assert.ok(w);
   const transitions: string[] = [];
-  gateway.app.registry.on('health', (changed, from) => transitions.push(`${from}->${changed.status}`));
+  gateway.app.registry.on('health', (changed, from) =>
+    transitions.push(`${from}->${changed.status}`),
+  );
   worker.setFaults({ healthStatus: 503 });
   await waitFor(() => w.status === 'not_ready', 'not_ready', 4000);
-  await assertGatewayError(await postJson(`${gateway.url}/v1/completions`, body), 503, 'no_available_workers');
+  await assertGatewayError(
+    await postJson(`${gateway.url}/v1/completions`, body),
+    503,
+    'no_available_workers',
+  );
   assert.equal((await fetch(`${gateway.url}/readiness`)).status, 503);
   const metrics = await scrapeMetrics(gateway);
   assert.equal(metricValue(metrics, 'smg_worker_health', { worker: worker.url }), 0);
-  assert.ok((metricValue(metrics, 'smg_worker_health_checks_total', { worker_type: 'regular', result: 'failure' }) ?? 0) >= 1);
+  assert.ok(
+    (metricValue(metrics, 'smg_worker_health_checks_total', {
+      worker_type: 'regular',
+      result: 'failure',
+    }) ?? 0) >= 1,
+  );
   worker.setFaults({});
   await waitFor(() => w.status === 'ready', 'ready again', 4000);
   const res = await postJson(`${gateway.url}/v1/completions`, body);
@@ -51,5 +81,9 @@ test('with --remove-unhealthy-workers a worker that reaches failed is removed', 
   worker.setFaults({ healthStatus: 500 });
   // ready -> not_ready after 1 failure, not_ready -> failed after 3 more, then removal.
   await waitFor(() => gateway.app.registry.all().length === 0, 'removal', 8000);
-  await assertGatewayError(await postJson(`${gateway.url}/v1/completions`, body), 503, 'no_available_workers');
+  await assertGatewayError(
+    await postJson(`${gateway.url}/v1/completions`, body),
+    503,
+    'no_available_workers',
+  );
 });

@@ -16,7 +16,13 @@ let regular: SimWorker;
 before(async () => {
   gateway = await startIgwGateway({
     seed: 3,
-    flags: ['--cb-failure-threshold', '2', '--cb-timeout-duration-secs', '600', '--disable-retries'],
+    flags: [
+      '--cb-failure-threshold',
+      '2',
+      '--cb-timeout-duration-secs',
+      '600',
+      '--disable-retries',
+    ],
   });
   fleet = new IgwFleet(gateway);
   await fleet.add('prefill', MODEL);
@@ -26,19 +32,33 @@ before(async () => {
 after(async () => fleet.close());
 
 test('a regular worker whose circuit opens gets no more traffic, and PD takes it all', async () => {
-  assert.equal(metricValue(await scrapeMetrics(gateway), 'smg_router_weight', { model: MODEL, router_type: 'http-regular' }), 1);
+  assert.equal(
+    metricValue(await scrapeMetrics(gateway), 'smg_router_weight', {
+      model: MODEL,
+      router_type: 'http-regular',
+    }),
+    1,
+  );
   regular.setFaults({ errorRate: 1, errorStatus: 500 });
   const worker = gateway.app.registry.getByUrl(regular.url);
   assert.ok(worker);
   // Each request goes to the regular worker with probability 1/3; two failures open its circuit.
-  for (let i = 0; i < 200 && worker.circuit.state !== 'open'; i++) await (await chat(gateway, MODEL)).arrayBuffer();
+  for (let i = 0; i < 200 && worker.circuit.state !== 'open'; i++)
+    await (await chat(gateway, MODEL)).arrayBuffer();
   assert.equal(worker.circuit.state, 'open');
 
   const text = await scrapeMetrics(gateway);
-  assert.equal(metricValue(text, 'smg_router_weight', { model: MODEL, router_type: 'http-regular' }), 0);
+  assert.equal(
+    metricValue(text, 'smg_router_weight', { model: MODEL, router_type: 'http-regular' }),
+    0,
+  );
   assert.equal(metricValue(text, 'smg_router_weight', { model: MODEL, router_type: 'http-pd' }), 2);
   const before = regular.stats().requests['/v1/chat/completions'] ?? 0;
   assert.equal(await pdAnswers(fleet, gateway, MODEL, 100), 100, 'every request answered by PD');
-  assert.equal(regular.stats().requests['/v1/chat/completions'] ?? 0, before, 'the open-circuit worker got nothing');
+  assert.equal(
+    regular.stats().requests['/v1/chat/completions'] ?? 0,
+    before,
+    'the open-circuit worker got nothing',
+  );
   await assertNoLeakedLoad(gateway);
 });

@@ -41,9 +41,10 @@ test('embeddings and rerank go to the regular worker every time', async () => {
   }
   for (const sim of fleet.sims.values()) {
     if (sim.role === 'regular') continue;
-    for (const path of Object.keys(BODIES)) assert.equal(sim.stats().requests[path], undefined, `${sim.role} saw ${path}`);
+    for (const path of Object.keys(BODIES))
+      assert.equal(sim.stats().requests[path], undefined, `${sim.role} saw ${path}`);
   }
-  assert.ok(await pdAnswers(fleet, gateway, 'mixed', 50) > 30, 'chat still goes mostly to PD');
+  assert.ok((await pdAnswers(fleet, gateway, 'mixed', 50)) > 30, 'chat still goes mostly to PD');
   await assertNoLeakedLoad(gateway);
 });
 

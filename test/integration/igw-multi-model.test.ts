@@ -22,7 +22,8 @@ after(async () => fleet.close());
 
 /** Chat requests served by the workers of one model. */
 function chatsServedBy(model: string): number {
-  return [...fleet.sims.values()].filter((s) => s.model === model)
+  return [...fleet.sims.values()]
+    .filter((s) => s.model === model)
     .reduce((n, s) => n + (s.stats().requests['/v1/chat/completions'] ?? 0), 0);
 }
 
@@ -33,20 +34,55 @@ test('each model is routed by its own workers', async () => {
   assert.equal(chatsServedBy('alpha'), 80, 'alpha traffic reached both legs of alpha only');
 
   const text = await scrapeMetrics(gateway);
-  assert.equal(metricValue(text, 'smg_router_weight', { model: 'alpha', router_type: 'http-pd' }), 2);
-  assert.equal(metricValue(text, 'smg_router_weight', { model: 'alpha', router_type: 'http-regular' }), 0);
-  assert.equal(metricValue(text, 'smg_router_weight', { model: 'beta', router_type: 'http-pd' }), 0);
-  assert.equal(metricValue(text, 'smg_router_weight', { model: 'beta', router_type: 'http-regular' }), 2);
-  assert.equal(metricValue(text, 'smg_router_selection_total', { router_type: 'http-pd', model: 'alpha' }), 40);
-  assert.equal(metricValue(text, 'smg_router_selection_total', { router_type: 'http-regular', model: 'beta' }), 40);
-  assert.equal(metricValue(text, 'smg_router_selection_total', { router_type: 'http-regular', model: 'alpha' }), undefined);
+  assert.equal(
+    metricValue(text, 'smg_router_weight', { model: 'alpha', router_type: 'http-pd' }),
+    2,
+  );
+  assert.equal(
+    metricValue(text, 'smg_router_weight', { model: 'alpha', router_type: 'http-regular' }),
+    0,
+  );
+  assert.equal(
+    metricValue(text, 'smg_router_weight', { model: 'beta', router_type: 'http-pd' }),
+    0,
+  );
+  assert.equal(
+    metricValue(text, 'smg_router_weight', { model: 'beta', router_type: 'http-regular' }),
+    2,
+  );
+  assert.equal(
+    metricValue(text, 'smg_router_selection_total', { router_type: 'http-pd', model: 'alpha' }),
+    40,
+  );
+  assert.equal(
+    metricValue(text, 'smg_router_selection_total', { router_type: 'http-regular', model: 'beta' }),
+    40,
+  );
+  assert.equal(
+    metricValue(text, 'smg_router_selection_total', {
+      router_type: 'http-regular',
+      model: 'alpha',
+    }),
+    undefined,
+  );
   await assertNoLeakedLoad(gateway);
 });
 
 test('/generate without a model is 400 missing_model; with one it is routed', async () => {
-  await assertGatewayError(await postJson(`${gateway.url}/generate`, { text: 'hi', sampling_params: { max_new_tokens: 2 } }), 400, 'missing_model');
+  await assertGatewayError(
+    await postJson(`${gateway.url}/generate`, {
+      text: 'hi',
+      sampling_params: { max_new_tokens: 2 },
+    }),
+    400,
+    'missing_model',
+  );
   for (const model of ['alpha', 'beta']) {
-    const res = await postJson(`${gateway.url}/generate`, { model, text: 'hi', sampling_params: { max_new_tokens: 2 } });
+    const res = await postJson(`${gateway.url}/generate`, {
+      model,
+      text: 'hi',
+      sampling_params: { max_new_tokens: 2 },
+    });
     assert.equal(res.status, 200, await res.text());
     assert.equal(fleet.roleOf(res), model === 'alpha' ? 'decode' : 'regular');
   }

@@ -10,11 +10,21 @@ import { chat, IgwFleet, pdAnswers, startIgwGateway } from '../helpers/igw-fleet
 
 const N = 200;
 
-async function weight(gateway: Gateway, model: string, routerType: string): Promise<number | undefined> {
-  return metricValue(await scrapeMetrics(gateway), 'smg_router_weight', { model, router_type: routerType });
+async function weight(
+  gateway: Gateway,
+  model: string,
+  routerType: string,
+): Promise<number | undefined> {
+  return metricValue(await scrapeMetrics(gateway), 'smg_router_weight', {
+    model,
+    router_type: routerType,
+  });
 }
 
-for (const [mode, pdWeight] of [['paired', 2], ['sum', 5]] as const) {
+for (const [mode, pdWeight] of [
+  ['paired', 2],
+  ['sum', 5],
+] as const) {
   describe(`--pd-weight-mode ${mode}`, () => {
     let gateway: Gateway;
     let fleet: IgwFleet;
@@ -30,7 +40,12 @@ for (const [mode, pdWeight] of [['paired', 2], ['sum', 5]] as const) {
     test(`weighs 4 prefill + 1 decode as ${pdWeight} and splits by it`, async () => {
       assert.equal(await weight(gateway, 'unbalanced', 'http-pd'), pdWeight);
       assert.equal(await weight(gateway, 'unbalanced', 'http-regular'), 3);
-      assertShare(await pdAnswers(fleet, gateway, 'unbalanced', N), N, pdWeight / (pdWeight + 3), 'PD share');
+      assertShare(
+        await pdAnswers(fleet, gateway, 'unbalanced', N),
+        N,
+        pdWeight / (pdWeight + 3),
+        'PD share',
+      );
       await assertNoLeakedLoad(gateway);
     });
   });

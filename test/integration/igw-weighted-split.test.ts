@@ -26,15 +26,24 @@ before(async () => {
 after(async () => fleet.close());
 
 async function weight(routerType: string): Promise<number | undefined> {
-  return metricValue(await scrapeMetrics(gateway), 'smg_router_weight', { model: MODEL, router_type: routerType });
+  return metricValue(await scrapeMetrics(gateway), 'smg_router_weight', {
+    model: MODEL,
+    router_type: routerType,
+  });
 }
 
 test('2 prefill + 2 decode + 6 regular workers send about 40 % of requests to PD', async () => {
   const pd = await pdAnswers(fleet, gateway, MODEL, N);
   assertShare(pd, N, 0.4, 'PD share');
   const text = await scrapeMetrics(gateway);
-  assert.equal(metricValue(text, 'smg_router_selection_total', { router_type: 'http-pd', model: MODEL }), pd);
-  assert.equal(metricValue(text, 'smg_router_selection_total', { router_type: 'http-regular', model: MODEL }), N - pd);
+  assert.equal(
+    metricValue(text, 'smg_router_selection_total', { router_type: 'http-pd', model: MODEL }),
+    pd,
+  );
+  assert.equal(
+    metricValue(text, 'smg_router_selection_total', { router_type: 'http-regular', model: MODEL }),
+    N - pd,
+  );
   assert.equal(await weight('http-pd'), 4);
   assert.equal(await weight('http-regular'), 6);
   await assertNoLeakedLoad(gateway);
@@ -45,12 +54,26 @@ test('removing regular workers shifts traffic to PD, and adding them back shifts
   for (const sim of removed) await fleet.remove(sim);
   assert.equal(await weight('http-regular'), 2, 'the gauge follows removals without traffic');
   const served = removed.map((sim) => sim.stats().requests['/v1/chat/completions'] ?? 0);
-  assertShare(await pdAnswers(fleet, gateway, MODEL, N), N, 4 / 6, 'PD share with 2 regular workers');
-  assert.deepEqual(removed.map((sim) => sim.stats().requests['/v1/chat/completions'] ?? 0), served, 'removed workers get nothing');
+  assertShare(
+    await pdAnswers(fleet, gateway, MODEL, N),
+    N,
+    4 / 6,
+    'PD share with 2 regular workers',
+  );
+  assert.deepEqual(
+    removed.map((sim) => sim.stats().requests['/v1/chat/completions'] ?? 0),
+    served,
+    'removed workers get nothing',
+  );
 
   regulars = [...regulars.slice(4), ...(await fleet.addMany('regular', MODEL, 4))];
   assert.equal(await weight('http-regular'), 6);
-  assertShare(await pdAnswers(fleet, gateway, MODEL, N), N, 0.4, 'PD share with 6 regular workers again');
+  assertShare(
+    await pdAnswers(fleet, gateway, MODEL, N),
+    N,
+    0.4,
+    'PD share with 6 regular workers again',
+  );
   await assertNoLeakedLoad(gateway);
 });
 

@@ -36,7 +36,10 @@ test('/readiness reports ready with worker counts; 503 when no worker is healthy
   try {
     const r = await fetch(`${empty.url}/readiness`);
     assert.equal(r.status, 503);
-    assert.deepEqual(await r.json(), { status: 'not ready', reason: 'insufficient healthy workers' });
+    assert.deepEqual(await r.json(), {
+      status: 'not ready',
+      reason: 'insufficient healthy workers',
+    });
   } finally {
     await empty.close();
   }
@@ -44,9 +47,15 @@ test('/readiness reports ready with worker counts; 503 when no worker is healthy
 
 test('/v1/models lists the models workers announced; 503 text when none', async () => {
   const res = await fetch(`${gateway.url}/v1/models`);
-  const body = (await res.json()) as { object: string; data: { id: string; object: string; owned_by: string }[] };
+  const body = (await res.json()) as {
+    object: string;
+    data: { id: string; object: string; owned_by: string }[];
+  };
   assert.equal(body.object, 'list');
-  assert.deepEqual(body.data.map((m) => [m.id, m.object, m.owned_by]), [['sim-model', 'model', 'sglang']]);
+  assert.deepEqual(
+    body.data.map((m) => [m.id, m.object, m.owned_by]),
+    [['sim-model', 'model', 'sglang']],
+  );
   const empty = await startTestGateway();
   try {
     const r = await fetch(`${empty.url}/v1/models`);
@@ -76,7 +85,12 @@ test('/get_server_info, /get_model_info and /health_generate are proxied to a wo
 
 test('/get_loads polls every worker', async () => {
   const res = await fetch(`${gateway.url}/get_loads`);
-  const body = (await res.json()) as { loads: { worker: string; details: { loads: unknown[] } }[]; total_workers: number; successful: number; failed: number };
+  const body = (await res.json()) as {
+    loads: { worker: string; details: { loads: unknown[] } }[];
+    total_workers: number;
+    successful: number;
+    failed: number;
+  };
   assert.equal(body.total_workers, 2);
   assert.equal(body.successful, 2);
   assert.equal(body.failed, 0);
@@ -87,7 +101,12 @@ test('/get_loads polls every worker', async () => {
 test('/flush_cache fans out to every worker', async () => {
   const res = await fetch(`${gateway.url}/flush_cache`, { method: 'POST' });
   assert.equal(res.status, 200);
-  const body = (await res.json()) as { successful: string[]; failed: unknown[]; total_workers: number; http_workers: number };
+  const body = (await res.json()) as {
+    successful: string[];
+    failed: unknown[];
+    total_workers: number;
+    http_workers: number;
+  };
   assert.deepEqual(body.successful.sort(), fleet.map((w) => w.url).sort());
   assert.deepEqual(body.failed, []);
   assert.equal(body.total_workers, 2);

@@ -13,7 +13,12 @@ let client: OpenAI;
 
 before(async () => {
   fleet = await startSimFleet(2, { model: 'sim-model', ttftMs: 5, itlMs: 2 });
-  gateway = await startTestGateway(['--policy', 'round_robin', '--worker-urls', ...fleet.map((w) => w.url)]);
+  gateway = await startTestGateway([
+    '--policy',
+    'round_robin',
+    '--worker-urls',
+    ...fleet.map((w) => w.url),
+  ]);
   await waitForReadyWorkers(gateway, 2);
   client = new OpenAI({ apiKey: 'unused', baseURL: `${gateway.url}/v1`, maxRetries: 0 });
 });
@@ -37,7 +42,11 @@ test('chat completion through the gateway', async () => {
 });
 
 test('streamed chat completion arrives as chunks and assembles into the same text', async () => {
-  const request = { model: 'sim-model', messages: [{ role: 'user' as const, content: 'Stream please' }], max_tokens: 10 };
+  const request = {
+    model: 'sim-model',
+    messages: [{ role: 'user' as const, content: 'Stream please' }],
+    max_tokens: 10,
+  };
   const whole = await client.chat.completions.create(request);
   const stream = await client.chat.completions.create({ ...request, stream: true });
   let text = '';
@@ -52,11 +61,20 @@ test('streamed chat completion arrives as chunks and assembles into the same tex
 });
 
 test('completion, streamed and not', async () => {
-  const reply = await client.completions.create({ model: 'sim-model', prompt: 'Once upon a time', max_tokens: 6 });
+  const reply = await client.completions.create({
+    model: 'sim-model',
+    prompt: 'Once upon a time',
+    max_tokens: 6,
+  });
   assert.equal(reply.object, 'text_completion');
   assert.ok((reply.choices[0]?.text ?? '').length > 0);
 
-  const stream = await client.completions.create({ model: 'sim-model', prompt: 'Once upon a time', max_tokens: 6, stream: true });
+  const stream = await client.completions.create({
+    model: 'sim-model',
+    prompt: 'Once upon a time',
+    max_tokens: 6,
+    stream: true,
+  });
   let text = '';
   for await (const chunk of stream) text += chunk.choices[0]?.text ?? '';
   assert.equal(text, reply.choices[0]?.text);
@@ -64,18 +82,29 @@ test('completion, streamed and not', async () => {
 
 test('responses carry the routed worker and the request id', async () => {
   const { response, data } = await client.chat.completions
-    .create({ model: 'sim-model', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }, { headers: { 'x-request-id': 'req-42' } })
+    .create(
+      { model: 'sim-model', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
+      { headers: { 'x-request-id': 'req-42' } },
+    )
     .withResponse();
   assert.ok(data.id);
   const routed = response.headers.get('x-smg-routed-worker-id');
-  assert.ok(fleet.some((w) => w.url === routed), `unexpected routed worker ${routed}`);
+  assert.ok(
+    fleet.some((w) => w.url === routed),
+    `unexpected routed worker ${routed}`,
+  );
   assert.equal(response.headers.get('x-request-id'), 'req-42');
 });
 
 test('an unknown model is a 404 model_not_found through the SDK', async () => {
   await assert.rejects(
-    client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'x' }] }),
-    (err: unknown) => err instanceof OpenAI.NotFoundError && (err.error as { code?: string }).code === 'model_not_found',
+    client.chat.completions.create({
+      model: 'no-such-model',
+      messages: [{ role: 'user', content: 'x' }],
+    }),
+    (err: unknown) =>
+      err instanceof OpenAI.NotFoundError &&
+      (err.error as { code?: string }).code === 'model_not_found',
   );
 });
 

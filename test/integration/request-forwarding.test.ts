@@ -5,7 +5,12 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startSimWorker, type SimWorker } from '../../src/sim/index.js';
 import type { Gateway } from '../../src/server/gateway.js';
-import { assertNoLeakedLoad, startTestGateway, waitFor, waitForReadyWorkers } from '../helpers/gateway.js';
+import {
+  assertNoLeakedLoad,
+  startTestGateway,
+  waitFor,
+  waitForReadyWorkers,
+} from '../helpers/gateway.js';
 import { postJson } from '../helpers/http.js';
 
 let worker: SimWorker;
@@ -15,7 +20,12 @@ let gateway: Gateway;
 before(async () => {
   worker = await startSimWorker({ model: 'llama-canonical' });
   keyed = await startSimWorker({ model: 'keyed-model' });
-  gateway = await startTestGateway(['--model-alias', 'llama=llama-canonical', '--worker-urls', worker.url]);
+  gateway = await startTestGateway([
+    '--model-alias',
+    'llama=llama-canonical',
+    '--worker-urls',
+    worker.url,
+  ]);
   await waitForReadyWorkers(gateway, 1);
 });
 
@@ -26,10 +36,20 @@ after(async () => {
 });
 
 test('only SMG-forwarded headers reach the worker, with x-correlation-id as the request id (SMG default list)', async () => {
-  const res = await postJson(`${gateway.url}/v1/completions`, { model: 'llama-canonical', prompt: 'x', max_tokens: 1 }, {
-    authorization: 'Bearer client-token', traceparent: '00-abc-def-01', tracestate: 'k=v', 'x-correlation-id': 'corr-1',
-    'x-request-id-extra': 'extra', 'x-smg-routing-key': 'session-9', cookie: 'secret=1', 'x-custom': 'no',
-  });
+  const res = await postJson(
+    `${gateway.url}/v1/completions`,
+    { model: 'llama-canonical', prompt: 'x', max_tokens: 1 },
+    {
+      authorization: 'Bearer client-token',
+      traceparent: '00-abc-def-01',
+      tracestate: 'k=v',
+      'x-correlation-id': 'corr-1',
+      'x-request-id-extra': 'extra',
+      'x-smg-routing-key': 'session-9',
+      cookie: 'secret=1',
+      'x-custom': 'no',
+    },
+  );
   assert.equal(res.status, 200);
   await res.arrayBuffer();
   const seen = worker.stats().lastRequest?.headers ?? {};
@@ -46,21 +66,30 @@ test('only SMG-forwarded headers reach the worker, with x-correlation-id as the 
 });
 
 test("the client's request id is kept", async () => {
-  const res = await postJson(`${gateway.url}/v1/completions`, { model: 'llama-canonical', prompt: 'x', max_tokens: 1 }, { 'x-request-id': 'mine-1' });
+  const res = await postJson(
+    `${gateway.url}/v1/completions`,
+    { model: 'llama-canonical', prompt: 'x', max_tokens: 1 },
+    { 'x-request-id': 'mine-1' },
+  );
   await res.arrayBuffer();
   assert.equal(res.headers.get('x-request-id'), 'mine-1');
   assert.equal(worker.stats().lastRequest?.headers['x-request-id'], 'mine-1');
 });
 
 test('the body reaches the worker exactly as sent', async () => {
-  const raw = '{"model":"llama-canonical","prompt":"keep   my  spacing","max_tokens":1,"extra_field":{"nested":[1,2.50]}}';
+  const raw =
+    '{"model":"llama-canonical","prompt":"keep   my  spacing","max_tokens":1,"extra_field":{"nested":[1,2.50]}}';
   const res = await postJson(`${gateway.url}/v1/completions`, raw);
   await res.arrayBuffer();
   assert.deepEqual(worker.stats().lastRequest?.body, JSON.parse(raw));
 });
 
 test('an aliased model is routed and rewritten to the canonical id', async () => {
-  const res = await postJson(`${gateway.url}/v1/completions`, { model: 'llama', prompt: 'x', max_tokens: 1 });
+  const res = await postJson(`${gateway.url}/v1/completions`, {
+    model: 'llama',
+    prompt: 'x',
+    max_tokens: 1,
+  });
   assert.equal(res.status, 200);
   await res.arrayBuffer();
   assert.equal((worker.stats().lastRequest?.body as { model: string }).model, 'llama-canonical');
@@ -69,11 +98,16 @@ test('an aliased model is routed and rewritten to the canonical id', async () =>
 test("a worker's api_key is sent as bearer, whatever Authorization the client sent", async () => {
   const added = await postJson(`${gateway.url}/workers`, { url: keyed.url, api_key: 'worker-key' });
   assert.equal(added.status, 202);
-  await waitFor(() => gateway.app.registry.all().some((w) => w.url === keyed.url && w.isHealthy), 'keyed worker ready');
+  await waitFor(
+    () => gateway.app.registry.all().some((w) => w.url === keyed.url && w.isHealthy),
+    'keyed worker ready',
+  );
   const body = { model: 'keyed-model', prompt: 'x', max_tokens: 1 };
   await (await postJson(`${gateway.url}/v1/completions`, body)).arrayBuffer();
   assert.equal(keyed.stats().lastRequest?.headers.authorization, 'Bearer worker-key');
-  await (await postJson(`${gateway.url}/v1/completions`, body, { authorization: 'Bearer user' })).arrayBuffer();
+  await (
+    await postJson(`${gateway.url}/v1/completions`, body, { authorization: 'Bearer user' })
+  ).arrayBuffer();
   assert.equal(keyed.stats().lastRequest?.headers.authorization, 'Bearer worker-key');
   // The key is write-only: never echoed by the worker API.
   const list = await (await fetch(`${gateway.url}/workers`)).text();

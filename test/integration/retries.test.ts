@@ -5,7 +5,13 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { parseSseData, startSimFleet, type SimWorker } from '../../src/sim/index.js';
 import type { Gateway } from '../../src/server/gateway.js';
-import { assertNoLeakedLoad, metricValue, scrapeMetrics, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
+import {
+  assertNoLeakedLoad,
+  metricValue,
+  scrapeMetrics,
+  startTestGateway,
+  waitForReadyWorkers,
+} from '../helpers/gateway.js';
 import { postJson } from '../helpers/http.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -13,10 +19,24 @@ after(async () => {
   for (const fn of cleanup.reverse()) await fn();
 });
 
-async function setup(count: number, flags: string[] = []): Promise<{ fleet: SimWorker[]; gateway: Gateway }> {
+async function setup(
+  count: number,
+  flags: string[] = [],
+): Promise<{ fleet: SimWorker[]; gateway: Gateway }> {
   const fleet = await startSimFleet(count, { ttftMs: 1, itlMs: 1 });
-  const gateway = await startTestGateway(['--policy', 'round_robin', '--retry-initial-backoff-ms', '1', ...flags, '--worker-urls', ...fleet.map((w) => w.url)]);
-  cleanup.push(() => gateway.close(), async () => void (await Promise.all(fleet.map((w) => w.close()))));
+  const gateway = await startTestGateway([
+    '--policy',
+    'round_robin',
+    '--retry-initial-backoff-ms',
+    '1',
+    ...flags,
+    '--worker-urls',
+    ...fleet.map((w) => w.url),
+  ]);
+  cleanup.push(
+    () => gateway.close(),
+    async () => void (await Promise.all(fleet.map((w) => w.close()))),
+  );
   await waitForReadyWorkers(gateway, count);
   return { fleet, gateway };
 }
@@ -38,7 +58,10 @@ test('a 503 is retried on the next worker and the client sees the success', asyn
   assert.equal(completions(bad), 1);
   assert.equal(completions(good), 1);
   const m = await scrapeMetrics(gateway);
-  assert.equal(metricValue(m, 'smg_worker_retries_total', { worker_type: 'regular', endpoint: 'completions' }), 1);
+  assert.equal(
+    metricValue(m, 'smg_worker_retries_total', { worker_type: 'regular', endpoint: 'completions' }),
+    1,
+  );
   assert.equal(metricValue(m, 'smg_worker_retry_backoff_seconds_count', { attempt: '1' }), 1);
   await assertNoLeakedLoad(gateway);
 });
@@ -60,7 +83,10 @@ test('a non-retryable answer (400) is returned at once', async () => {
   const res = await postJson(`${gateway.url}/v1/completions`, body);
   assert.equal(res.status, 400);
   await res.arrayBuffer();
-  assert.equal(fleet.reduce((n, w) => n + completions(w), 0), 1);
+  assert.equal(
+    fleet.reduce((n, w) => n + completions(w), 0),
+    1,
+  );
 });
 
 test('attempts stop at --retry-max-retries (total attempts) and the last answer is returned', async () => {
@@ -70,10 +96,22 @@ test('attempts stop at --retry-max-retries (total attempts) and the last answer 
   assert.equal(res.status, 502);
   assert.equal(res.headers.get('x-smg-error-code'), null, "the worker's own 502 is passed through");
   await res.arrayBuffer();
-  assert.equal(fleet.reduce((n, w) => n + completions(w), 0), 3);
+  assert.equal(
+    fleet.reduce((n, w) => n + completions(w), 0),
+    3,
+  );
   const m = await scrapeMetrics(gateway);
-  assert.equal(metricValue(m, 'smg_worker_retries_total', { worker_type: 'regular', endpoint: 'completions' }), 2);
-  assert.equal(metricValue(m, 'smg_worker_retries_exhausted_total', { worker_type: 'regular', endpoint: 'completions' }), 1);
+  assert.equal(
+    metricValue(m, 'smg_worker_retries_total', { worker_type: 'regular', endpoint: 'completions' }),
+    2,
+  );
+  assert.equal(
+    metricValue(m, 'smg_worker_retries_exhausted_total', {
+      worker_type: 'regular',
+      endpoint: 'completions',
+    }),
+    1,
+  );
   await assertNoLeakedLoad(gateway);
 });
 
@@ -83,16 +121,27 @@ test('--disable-retries makes one attempt', async () => {
   const res = await postJson(`${gateway.url}/v1/completions`, body);
   assert.equal(res.status, 503);
   await res.arrayBuffer();
-  assert.equal(fleet.reduce((n, w) => n + completions(w), 0), 1);
+  assert.equal(
+    fleet.reduce((n, w) => n + completions(w), 0),
+    1,
+  );
 });
 
 test('a stream that already sent bytes is not retried', async () => {
   const { fleet, gateway } = await setup(2);
   for (const w of fleet) w.setFaults({ dropAfterChunks: 1 });
-  const res = await postJson(`${gateway.url}/v1/completions`, { ...body, stream: true, max_tokens: 5 });
+  const res = await postJson(`${gateway.url}/v1/completions`, {
+    ...body,
+    stream: true,
+    max_tokens: 5,
+  });
   assert.equal(res.status, 200);
   const events = parseSseData(await res.text());
   assert.match(events.at(-1) ?? '', /upstream_stream_failed/);
-  assert.equal(fleet.reduce((n, w) => n + completions(w), 0), 1, 'one send: no retry after the head');
+  assert.equal(
+    fleet.reduce((n, w) => n + completions(w), 0),
+    1,
+    'one send: no retry after the head',
+  );
   await assertNoLeakedLoad(gateway);
 });

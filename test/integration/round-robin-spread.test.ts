@@ -15,7 +15,11 @@ after(async () => {
 async function countRoutes(gateway: Gateway, n: number): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   for (let i = 0; i < n; i++) {
-    const res = await postJson(`${gateway.url}/v1/completions`, { model: 'sim-model', prompt: `p${i}`, max_tokens: 1 });
+    const res = await postJson(`${gateway.url}/v1/completions`, {
+      model: 'sim-model',
+      prompt: `p${i}`,
+      max_tokens: 1,
+    });
     assert.equal(res.status, 200);
     await res.arrayBuffer();
     const routed = res.headers.get('x-smg-routed-worker-id') ?? '';
@@ -24,11 +28,20 @@ async function countRoutes(gateway: Gateway, n: number): Promise<Map<string, num
   return counts;
 }
 
-async function setup(policy: string, count: number, seed?: number): Promise<{ fleet: SimWorker[]; gateway: Gateway }> {
+async function setup(
+  policy: string,
+  count: number,
+  seed?: number,
+): Promise<{ fleet: SimWorker[]; gateway: Gateway }> {
   const fleet = await startSimFleet(count, { ttftMs: 0, itlMs: 0 });
-  const gateway = await startTestGateway(['--policy', policy, '--worker-urls', ...fleet.map((w) => w.url)],
-    seed === undefined ? {} : { random: seededRandom(seed) });
-  cleanup.push(() => gateway.close(), async () => void (await Promise.all(fleet.map((w) => w.close()))));
+  const gateway = await startTestGateway(
+    ['--policy', policy, '--worker-urls', ...fleet.map((w) => w.url)],
+    seed === undefined ? {} : { random: seededRandom(seed) },
+  );
+  cleanup.push(
+    () => gateway.close(),
+    async () => void (await Promise.all(fleet.map((w) => w.close()))),
+  );
   await waitForReadyWorkers(gateway, count);
   return { fleet, gateway };
 }

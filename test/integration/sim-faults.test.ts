@@ -103,7 +103,10 @@ void describe('faults', () => {
       const base = w.stats();
       const r = await chat(stream);
       assert.equal(r.status, 200);
-      assert.match(String(r.headers['content-type']), stream ? /text\/event-stream/ : /application\/json/);
+      assert.match(
+        String(r.headers['content-type']),
+        stream ? /text\/event-stream/ : /application\/json/,
+      );
       let received = '';
       await assert.rejects(async () => {
         for await (const chunk of r.body) received += String(chunk);
@@ -113,7 +116,10 @@ void describe('faults', () => {
       assert.equal(stats.faultsFired, base.faultsFired + 1);
       const next = await chat(stream);
       assert.equal(next.status, 200);
-      assert.ok((await next.body.text()).length > 0, 'maxFires cleared it: the next answer is whole');
+      assert.ok(
+        (await next.body.text()).length > 0,
+        'maxFires cleared it: the next answer is whole',
+      );
     });
   }
 

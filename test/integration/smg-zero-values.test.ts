@@ -85,8 +85,20 @@ test('--upstream-pool-idle-timeout-secs 0 keeps the upstream connection between 
 test('a probe with a 0 s timeout fails, even against a healthy worker (SMG: zero client timeout)', async () => {
   const worker = await startSimWorker({});
   cleanup.push(() => worker.close());
-  assert.equal(await probeHealth(`${worker.url}/health`, { timeoutMs: 1000, dispatcher: getGlobalDispatcher() }), true);
+  assert.equal(
+    await probeHealth(`${worker.url}/health`, {
+      timeoutMs: 1000,
+      dispatcher: getGlobalDispatcher(),
+    }),
+    true,
+  );
   for (let i = 0; i < 5; i += 1) {
-    assert.equal(await probeHealth(`${worker.url}/health`, { timeoutMs: 0, dispatcher: getGlobalDispatcher() }), false);
+    assert.equal(
+      await probeHealth(`${worker.url}/health`, {
+        timeoutMs: 0,
+        dispatcher: getGlobalDispatcher(),
+      }),
+      false,
+    );
   }
 });

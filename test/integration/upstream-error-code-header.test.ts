@@ -29,14 +29,12 @@ function startForgingWorker(): Promise<string> {
     if (path === '/health')
       return void res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     if (path === '/v1/models') {
-      return void res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            object: 'list',
-            data: [{ id: 'm', object: 'model', owned_by: 'sglang' }],
-          }),
-        );
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          object: 'list',
+          data: [{ id: 'm', object: 'model', owned_by: 'sglang' }],
+        }),
+      );
     }
     const body = JSON.stringify({ error: { message: 'engine failed', code: EVIL } });
     res

@@ -5,7 +5,13 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { parseSseData, startSimWorker, waitForStats, type SimWorker } from '../../src/sim/index.js';
 import type { Gateway } from '../../src/server/gateway.js';
-import { assertNoLeakedLoad, metricValue, scrapeMetrics, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
+import {
+  assertNoLeakedLoad,
+  metricValue,
+  scrapeMetrics,
+  startTestGateway,
+  waitForReadyWorkers,
+} from '../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../helpers/http.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -15,18 +21,35 @@ after(async () => {
 
 async function setup(flags: string[] = []): Promise<{ worker: SimWorker; gateway: Gateway }> {
   const worker = await startSimWorker({ model: 'sim-model', ttftMs: 5, itlMs: 5 });
-  const gateway = await startTestGateway(['--disable-retries', ...flags, '--worker-urls', worker.url]);
-  cleanup.push(() => worker.close(), () => gateway.close());
+  const gateway = await startTestGateway([
+    '--disable-retries',
+    ...flags,
+    '--worker-urls',
+    worker.url,
+  ]);
+  cleanup.push(
+    () => worker.close(),
+    () => gateway.close(),
+  );
   await waitForReadyWorkers(gateway, 1);
   return { worker, gateway };
 }
 
-const chat = (stream = false) => ({ model: 'sim-model', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 8, stream });
+const chat = (stream = false) => ({
+  model: 'sim-model',
+  messages: [{ role: 'user', content: 'hello there' }],
+  max_tokens: 8,
+  stream,
+});
 
 test("a worker that refuses connections gives SMG's 500 call_upstream_connection_failed", async () => {
   const { worker, gateway } = await setup();
   await worker.close();
-  await assertGatewayError(await postJson(`${gateway.url}/v1/chat/completions`, chat()), 500, 'call_upstream_connection_failed');
+  await assertGatewayError(
+    await postJson(`${gateway.url}/v1/chat/completions`, chat()),
+    500,
+    'call_upstream_connection_failed',
+  );
   const metrics = await scrapeMetrics(gateway);
   assert.equal(metricValue(metrics, 'smg_worker_errors_total', { error_type: 'connection' }), 1);
   await assertNoLeakedLoad(gateway);
@@ -36,7 +59,11 @@ test("a worker that never answers gives SMG's 504 call_upstream_timeout and its 
   const { worker, gateway } = await setup(['--request-timeout-secs', '1']);
   worker.setFaults({ hang: true });
   const started = Date.now();
-  await assertGatewayError(await postJson(`${gateway.url}/v1/chat/completions`, chat()), 504, 'call_upstream_timeout');
+  await assertGatewayError(
+    await postJson(`${gateway.url}/v1/chat/completions`, chat()),
+    504,
+    'call_upstream_timeout',
+  );
   assert.ok(Date.now() - started >= 900, 'answered before the deadline');
   await waitForStats(worker, (s) => s.aborted === 1 && s.running === 0);
   await assertNoLeakedLoad(gateway);
@@ -59,7 +86,11 @@ test('a worker dying mid-stream ends the SSE stream with an error event, not a h
 test('a worker that drops a non-streamed request before answering gives 500 call_upstream_connection_failed', async () => {
   const { worker, gateway } = await setup();
   worker.setFaults({ dropAfterChunks: 0 });
-  await assertGatewayError(await postJson(`${gateway.url}/v1/chat/completions`, chat()), 500, 'call_upstream_connection_failed');
+  await assertGatewayError(
+    await postJson(`${gateway.url}/v1/chat/completions`, chat()),
+    500,
+    'call_upstream_connection_failed',
+  );
   await assertNoLeakedLoad(gateway);
 });
 
@@ -71,6 +102,10 @@ test("a worker's error status and body are passed through unchanged", async () =
   const res = await postJson(`${gateway.url}/v1/chat/completions`, chat());
   assert.equal(res.status, 429);
   assert.equal(await res.text(), directBody);
-  assert.equal(res.headers.get('x-smg-error-code'), null, 'an upstream error is not a gateway error');
+  assert.equal(
+    res.headers.get('x-smg-error-code'),
+    null,
+    'an upstream error is not a gateway error',
+  );
   await assertNoLeakedLoad(gateway);
 });

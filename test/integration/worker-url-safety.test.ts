@@ -77,7 +77,11 @@ void describe('credentials in a worker URL', () => {
   });
 
   test('an upper-case scheme is refused, as SMG (which keys workers by the URL as typed)', async () => {
-    await refusedWith(gateway, sim.url.replace(/^http:/, 'HTTP:'), /scheme must be lower-case \(http:\/\/\)/);
+    await refusedWith(
+      gateway,
+      sim.url.replace(/^http:/, 'HTTP:'),
+      /scheme must be lower-case \(http:\/\/\)/,
+    );
     await refusedWith(gateway, 'grpc://127.0.0.1:50051', /gRPC workers .* not supported yet/);
     assert.equal(gateway.app.registry.all().length, 1);
   });

@@ -24,8 +24,17 @@ after(async () => {
 });
 
 interface WorkerInfo {
-  id: string; url: string; status: string; is_healthy: boolean; model_id: string; worker_type: string;
-  runtime_type: string; labels: Record<string, string>; priority: number; cost: number; load: number;
+  id: string;
+  url: string;
+  status: string;
+  is_healthy: boolean;
+  model_id: string;
+  worker_type: string;
+  runtime_type: string;
+  labels: Record<string, string>;
+  priority: number;
+  cost: number;
+  load: number;
   job_status: { status: string; job_type: string } | null;
 }
 
@@ -38,7 +47,13 @@ async function getInfo(id: string): Promise<WorkerInfo> {
 async function addWorker(body: unknown): Promise<string> {
   const res = await postJson(`${gateway.url}/workers`, body);
   assert.equal(res.status, 202);
-  const reply = (await res.json()) as { status: string; worker_id: string; url: string; location: string; message: string };
+  const reply = (await res.json()) as {
+    status: string;
+    worker_id: string;
+    url: string;
+    location: string;
+    message: string;
+  };
   assert.equal(reply.status, 'accepted');
   assert.equal(res.headers.get('location'), `/workers/${reply.worker_id}`);
   assert.equal(reply.location, `/workers/${reply.worker_id}`);
@@ -47,7 +62,11 @@ async function addWorker(body: unknown): Promise<string> {
 }
 
 async function routedTo(): Promise<string | null> {
-  const res = await postJson(`${gateway.url}/v1/completions`, { model: 'model-a', prompt: 'x', max_tokens: 1 });
+  const res = await postJson(`${gateway.url}/v1/completions`, {
+    model: 'model-a',
+    prompt: 'x',
+    max_tokens: 1,
+  });
   await res.arrayBuffer();
   return res.status === 200 ? res.headers.get('x-smg-routed-worker-id') : `status ${res.status}`;
 }
@@ -78,10 +97,16 @@ test('a second worker of another runtime is detected and shares the traffic', as
   assert.equal((await getInfo(idB)).runtime_type, 'vllm');
   const seen = new Set([await routedTo(), await routedTo()]);
   assert.deepEqual([...seen].sort(), [a.url, b.url].sort());
-  const list = (await (await fetch(`${gateway.url}/workers`)).json()) as { workers: WorkerInfo[]; total: number; stats: Record<string, number> };
+  const list = (await (await fetch(`${gateway.url}/workers`)).json()) as {
+    workers: WorkerInfo[];
+    total: number;
+    stats: Record<string, number>;
+  };
   assert.equal(list.total, 2);
   assert.deepEqual(list.stats, { prefill_count: 0, decode_count: 0, regular_count: 2 });
-  const filtered = (await (await fetch(`${gateway.url}/workers?model=other`)).json()) as { total: number };
+  const filtered = (await (await fetch(`${gateway.url}/workers?model=other`)).json()) as {
+    total: number;
+  };
   assert.equal(filtered.total, 0);
   // DELETE b: draining at once (settle 0 in tests), then gone; traffic goes to a only.
   const del = await fetch(`${gateway.url}/workers/${idB}`, { method: 'DELETE' });
@@ -101,7 +126,13 @@ test('adding the same URL again is 409 WORKER_ALREADY_EXISTS', async () => {
 });
 
 test('bad specs are 400 BAD_REQUEST; unknown ids 404; non-UUID ids 400', async () => {
-  for (const bad of ['{not json', { url: 'ftp://x' }, { url: 'nope' }, { url: a.url, worker_type: 'mystery' }, {}]) {
+  for (const bad of [
+    '{not json',
+    { url: 'ftp://x' },
+    { url: 'nope' },
+    { url: a.url, worker_type: 'mystery' },
+    {},
+  ]) {
     const res = await postJson(`${gateway.url}/workers`, bad);
     assert.equal(res.status, 400, JSON.stringify(bad));
     assert.equal(((await res.json()) as { code: string }).code, 'BAD_REQUEST');
@@ -115,7 +146,8 @@ test('bad specs are 400 BAD_REQUEST; unknown ids 404; non-UUID ids 400', async (
 
 test('PATCH changes priority, cost and labels', async () => {
   const res = await fetch(`${gateway.url}/workers/${idA}`, {
-    method: 'PATCH', headers: { 'content-type': 'application/json' },
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ priority: 90, cost: 2.5, labels: { tier: 'gold' } }),
   });
   assert.equal(res.status, 202);
@@ -128,15 +160,24 @@ test('PATCH changes priority, cost and labels', async () => {
 
 test('PUT re-registers with a full spec for the same URL, keeping the id; a URL mismatch is 400', async () => {
   const mismatch = await fetch(`${gateway.url}/workers/${idA}`, {
-    method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: b.url }),
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: b.url }),
   });
   assert.equal(mismatch.status, 400);
   const previous = gateway.app.registry.get(idA);
   const res = await fetch(`${gateway.url}/workers/${idA}`, {
-    method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: a.url, priority: 10 }),
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: a.url, priority: 10 }),
   });
   assert.equal(res.status, 202);
-  await waitFor(() => gateway.app.registry.get(idA) !== previous && gateway.app.registry.get(idA)?.status === 'ready', 'replacement');
+  await waitFor(
+    () =>
+      gateway.app.registry.get(idA) !== previous &&
+      gateway.app.registry.get(idA)?.status === 'ready',
+    'replacement',
+  );
   assert.equal((await getInfo(idA)).priority, 10);
   assert.equal(await routedTo(), a.url);
 });
@@ -144,7 +185,10 @@ test('PUT re-registers with a full spec for the same URL, keeping the id; a URL 
 test('a worker that is not up yet shows its pending job, and deleting it cancels the job', async () => {
   // Port 9 (discard) on loopback refuses connections; the startup probe keeps retrying.
   const id = await addWorker({ url: 'http://127.0.0.1:9' });
-  const info = (await (await fetch(`${gateway.url}/workers/${id}`)).json()) as { status: string; job_status: { job_type: string; status: string } };
+  const info = (await (await fetch(`${gateway.url}/workers/${id}`)).json()) as {
+    status: string;
+    job_status: { job_type: string; status: string };
+  };
   assert.equal(info.status, 'pending');
   assert.equal(info.job_status.job_type, 'AddWorker');
   assert.ok(['pending', 'processing'].includes(info.job_status.status));
@@ -156,7 +200,9 @@ test('a worker that is not up yet shows its pending job, and deleting it cancels
 
 test('PATCH health overrides reach the health checker', async () => {
   const res = await fetch(`${gateway.url}/workers/${idA}`, {
-    method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ health: { check_interval_secs: 7 } }),
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ health: { check_interval_secs: 7 } }),
   });
   assert.equal(res.status, 202);
   assert.deepEqual(gateway.app.registry.get(idA)?.spec.health, { check_interval_secs: 7 });
@@ -167,8 +213,15 @@ test('a registration that times out stays visible as failed until deleted', asyn
   try {
     const res = await postJson(`${strict.url}/workers`, { url: 'http://127.0.0.1:9' });
     const { worker_id: id } = (await res.json()) as { worker_id: string };
-    await waitFor(() => strict.app.workers.job(id)?.status === 'failed', 'registration failure', 5000);
-    const info = (await (await fetch(`${strict.url}/workers/${id}`)).json()) as { status: string; job_status: { status: string; message: string } };
+    await waitFor(
+      () => strict.app.workers.job(id)?.status === 'failed',
+      'registration failure',
+      5000,
+    );
+    const info = (await (await fetch(`${strict.url}/workers/${id}`)).json()) as {
+      status: string;
+      job_status: { status: string; message: string };
+    };
     assert.equal(info.status, 'failed');
     assert.match(info.job_status.message, /did not become healthy/);
     assert.equal((await fetch(`${strict.url}/workers/${id}`, { method: 'DELETE' })).status, 202);
@@ -181,7 +234,10 @@ test('a registration that times out stays visible as failed until deleted', asyn
 test('a body over --max-payload-size on /workers is 413', async () => {
   const small = await startTestGateway(['--max-payload-size', '1024']);
   try {
-    const res = await postJson(`${small.url}/workers`, { url: a.url, labels: { pad: 'x'.repeat(4096) } });
+    const res = await postJson(`${small.url}/workers`, {
+      url: a.url,
+      labels: { pad: 'x'.repeat(4096) },
+    });
     assert.equal(res.status, 413);
     assert.equal(res.headers.get('x-smg-error-code'), 'payload_too_large');
   } finally {

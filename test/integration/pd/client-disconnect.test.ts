@@ -15,8 +15,15 @@ after(async () => pd.close());
 test('leaving mid-stream aborts the decode and frees every lease', async () => {
   const ac = new AbortController();
   const res = await request(`${pd.gateway.url}/v1/completions`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, signal: ac.signal,
-    body: JSON.stringify({ model: 'sim-model', prompt: 'a long story', max_tokens: 300, stream: true }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    signal: ac.signal,
+    body: JSON.stringify({
+      model: 'sim-model',
+      prompt: 'a long story',
+      max_tokens: 300,
+      stream: true,
+    }),
   });
   assert.equal(res.statusCode, 200);
   const it = (res.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();

@@ -134,8 +134,16 @@ for (const stream of [false, true]) {
     assert.ok(text.length > 0, 'a normal answer');
     const m = await scrapeMetrics(pd.gateway);
     // A PD retry is counted once per leg, as SMG counts it.
-    assert.equal(metricValue(m, 'smg_worker_retries_total', { worker_type: 'prefill' }), 1, 'one retry');
-    assert.equal(metricValue(m, 'smg_worker_retries_total', { worker_type: 'decode' }), 1, 'one retry');
+    assert.equal(
+      metricValue(m, 'smg_worker_retries_total', { worker_type: 'prefill' }),
+      1,
+      'one retry',
+    );
+    assert.equal(
+      metricValue(m, 'smg_worker_retries_total', { worker_type: 'decode' }),
+      1,
+      'one retry',
+    );
     assert.equal(breakerFailures(pd, 'decode', dying.url), 1, 'the dying decode is charged');
     assert.equal(breakerFailures(pd, 'decode', other.url), 0);
     assert.equal(other.stats().completed, 1, 'the retry ran on the other decode');

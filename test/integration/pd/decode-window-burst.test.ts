@@ -15,7 +15,9 @@ after(async () => {
   for (const s of setups) await s.close();
 });
 
-async function burst(admission: boolean): Promise<{ pd: PdSetup; ok: number; failed: number; maxRunning: number }> {
+async function burst(
+  admission: boolean,
+): Promise<{ pd: PdSetup; ok: number; failed: number; maxRunning: number }> {
   // Time scale 0.1: 400 output tokens take ~3 s simulated (0.3 s wall) per wave, longer than the
   // 2 s simulated bootstrap deadline, so rooms beyond the window cannot be joined in time.
   const common = { engine: 'realistic', timeScale: 0.1, runtime: 'tokenspeed' } as const;
@@ -31,26 +33,46 @@ async function burst(admission: boolean): Promise<{ pd: PdSetup; ok: number; fai
   const sampler = setInterval(() => {
     maxRunning = Math.max(maxRunning, decode.stats().running);
   }, 2);
-  const results = await Promise.all(Array.from({ length: BURST }, async (_, i) => {
-    const res = await postJson(`${pd.gateway.url}/generate`, { text: `burst request ${i}`, sampling_params: { max_new_tokens: 400 } });
-    await res.arrayBuffer();
-    return res.status;
-  }));
+  const results = await Promise.all(
+    Array.from({ length: BURST }, async (_, i) => {
+      const res = await postJson(`${pd.gateway.url}/generate`, {
+        text: `burst request ${i}`,
+        sampling_params: { max_new_tokens: 400 },
+      });
+      await res.arrayBuffer();
+      return res.status;
+    }),
+  );
   clearInterval(sampler);
-  return { pd, ok: results.filter((s) => s === 200).length, failed: results.filter((s) => s !== 200).length, maxRunning };
+  return {
+    pd,
+    ok: results.filter((s) => s === 200).length,
+    failed: results.filter((s) => s !== 200).length,
+    maxRunning,
+  };
 }
 
 test('admission off: the burst fails the way seed 001 describes', async () => {
   const { pd, failed, maxRunning } = await burst(false);
   assert.ok(maxRunning > WINDOW, 'without admission the decode is sent more rooms than its window');
-  assert.ok(failed >= BURST - WINDOW - 2, `expected most of the overflow to fail, ${failed} failed`);
-  await waitFor(() => (pd.prefills[0]?.stats().bootstrapTimeouts ?? 0) >= 1, 'prefill rooms expired', 5000);
+  assert.ok(
+    failed >= BURST - WINDOW - 2,
+    `expected most of the overflow to fail, ${failed} failed`,
+  );
+  await waitFor(
+    () => (pd.prefills[0]?.stats().bootstrapTimeouts ?? 0) >= 1,
+    'prefill rooms expired',
+    5000,
+  );
 });
 
 test('admission on: every request succeeds and the decode never holds more than its window', async () => {
   const { pd, ok, maxRunning } = await burst(true);
   assert.equal(ok, BURST);
-  assert.ok(maxRunning <= WINDOW, `the decode had ${maxRunning} requests in flight; its window is ${WINDOW}`);
+  assert.ok(
+    maxRunning <= WINDOW,
+    `the decode had ${maxRunning} requests in flight; its window is ${WINDOW}`,
+  );
   assert.equal(pd.prefills[0]?.stats().bootstrapTimeouts, 0);
   assert.equal(pd.decodes[0]?.stats().transferTimeouts, 0);
   await assertNoLeakedLoad(pd.gateway);

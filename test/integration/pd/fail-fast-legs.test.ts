@@ -19,29 +19,50 @@ async function setup(opts: Parameters<typeof startPdSetup>[0]): Promise<PdSetup>
   return s;
 }
 
-const body = { model: 'sim-model', messages: [{ role: 'user', content: 'fail fast' }], max_tokens: 4 };
+const body = {
+  model: 'sim-model',
+  messages: [{ role: 'user', content: 'fail fast' }],
+  max_tokens: 4,
+};
 // Engine deadlines far above anything the test waits for: an answer well before them can only
 // come from the gateway failing fast.
 const LONG = { bootstrapTimeoutSecs: 120, waitingTimeoutSecs: 300 };
 
 test('a prefill error answers at once and the waiting decode room is aborted', async () => {
-  const pd = await setup({ prefill: { ...LONG, faults: { errorRate: 1, errorStatus: 500 } }, decode: LONG });
+  const pd = await setup({
+    prefill: { ...LONG, faults: { errorRate: 1, errorStatus: 500 } },
+    decode: LONG,
+  });
   const started = Date.now();
-  await assertGatewayError(await postJson(`${pd.gateway.url}/v1/chat/completions`, body), 500, 'prefill_internal_error');
+  await assertGatewayError(
+    await postJson(`${pd.gateway.url}/v1/chat/completions`, body),
+    500,
+    'prefill_internal_error',
+  );
   assert.ok(Date.now() - started < 20_000, 'answered long before the 300 s decode deadline');
   const d = pd.decodes[0];
   assert.ok(d);
   await waitForStats(d, (s) => s.running === 0 && (s.aborted >= 1 || s.roomsAborted >= 1), 3000);
-  const [pw, dw] = [pd.gateway.app.registry.ofType('prefill')[0], pd.gateway.app.registry.ofType('decode')[0]];
+  const [pw, dw] = [
+    pd.gateway.app.registry.ofType('prefill')[0],
+    pd.gateway.app.registry.ofType('decode')[0],
+  ];
   assert.equal(pw?.circuit.consecutiveFailures, 1, 'the failed prefill is charged');
   assert.equal(dw?.circuit.consecutiveFailures, 0, 'the aborted decode is not');
   await assertNoLeakedLoad(pd.gateway);
 });
 
 test('the mirror: a decode error answers at once and the prefill room is aborted', async () => {
-  const pd = await setup({ prefill: LONG, decode: { ...LONG, faults: { errorRate: 1, errorStatus: 503 } } });
+  const pd = await setup({
+    prefill: LONG,
+    decode: { ...LONG, faults: { errorRate: 1, errorStatus: 503 } },
+  });
   const started = Date.now();
-  await assertGatewayError(await postJson(`${pd.gateway.url}/v1/chat/completions`, body), 503, 'decode_unavailable');
+  await assertGatewayError(
+    await postJson(`${pd.gateway.url}/v1/chat/completions`, body),
+    503,
+    'decode_unavailable',
+  );
   assert.ok(Date.now() - started < 20_000, 'answered long before the 120 s bootstrap deadline');
   const p = pd.prefills[0];
   assert.ok(p);
@@ -54,12 +75,21 @@ test('the mirror: a decode error answers at once and the prefill room is aborted
 
 test('a prefill 429 reaches the client as 429, not 500', async () => {
   const pd = await setup({ prefill: { faults: { errorRate: 1, errorStatus: 429 } } });
-  await assertGatewayError(await postJson(`${pd.gateway.url}/v1/chat/completions`, body), 429, 'prefill_too_many_requests');
+  await assertGatewayError(
+    await postJson(`${pd.gateway.url}/v1/chat/completions`, body),
+    429,
+    'prefill_too_many_requests',
+  );
   await assertNoLeakedLoad(pd.gateway);
 });
 
 test('with retries on, a failed pair is retried on another pair with fresh rooms', async () => {
-  const pd = await startPdSetup({ prefills: 2, flags: ['--retry-initial-backoff-ms', '1'], prefill: LONG, decode: LONG });
+  const pd = await startPdSetup({
+    prefills: 2,
+    flags: ['--retry-initial-backoff-ms', '1'],
+    prefill: LONG,
+    decode: LONG,
+  });
   setups.push(pd);
   const [bad, good] = pd.prefills;
   assert.ok(bad && good);

@@ -17,14 +17,29 @@ after(async () => {
   for (const w of extra) await w.close();
 });
 
-async function setup(limit: number, opts: Parameters<typeof startPdSetup>[0] = {}): Promise<PdSetup> {
-  const s = await startPdSetup({ ...opts, flags: ['--prefill-max-inflight-requests-per-worker', String(limit), '--retry-initial-backoff-ms', '1', ...(opts.flags ?? [])] });
+async function setup(
+  limit: number,
+  opts: Parameters<typeof startPdSetup>[0] = {},
+): Promise<PdSetup> {
+  const s = await startPdSetup({
+    ...opts,
+    flags: [
+      '--prefill-max-inflight-requests-per-worker',
+      String(limit),
+      '--retry-initial-backoff-ms',
+      '1',
+      ...(opts.flags ?? []),
+    ],
+  });
   setups.push(s);
   return s;
 }
 
 const gen = (text: string | string[]) => ({ text, sampling_params: { max_new_tokens: 2 } });
-const slots = (pd: PdSetup): number => pd.gateway.app.registry.ofType('prefill').reduce((n, w) => n + (pd.gateway.parts.prefillAdmission?.inflight(w) ?? 0), 0);
+const slots = (pd: PdSetup): number =>
+  pd.gateway.app.registry
+    .ofType('prefill')
+    .reduce((n, w) => n + (pd.gateway.parts.prefillAdmission?.inflight(w) ?? 0), 0);
 
 test('a batch takes one slot, held until its prefill ends; the next request waits for it', async () => {
   const pd = await setup(1, { prefill: { ttftMs: 300 } });
@@ -47,7 +62,12 @@ test('queue size 0: a streaming request gets a real 429, not a 200 with an SSE e
   const pd = await setup(1, { prefill: { ttftMs: 300 }, flags: ['--prefill-queue-size', '0'] });
   const first = postJson(`${pd.gateway.url}/generate`, gen('a'));
   await waitFor(() => slots(pd) === 1, 'slot taken');
-  const res = await postJson(`${pd.gateway.url}/v1/completions`, { model: 'sim-model', prompt: 'x', max_tokens: 2, stream: true });
+  const res = await postJson(`${pd.gateway.url}/v1/completions`, {
+    model: 'sim-model',
+    prompt: 'x',
+    max_tokens: 2,
+    stream: true,
+  });
   assert.ok(Number(res.headers.get('retry-after')) >= 1);
   await assertGatewayError(res, 429, 'pd_prefill_queue_full');
   await (await first).arrayBuffer();
@@ -63,7 +83,11 @@ test('a failed prefill releases its slot and the retry is admitted again', async
   await res.arrayBuffer();
   assert.equal(slots(pd), 0);
   const m = await scrapeMetrics(pd.gateway);
-  assert.equal(metricValue(m, 'smg_pd_prefill_admission_wait_seconds_count'), 2, 'two admissions: the attempt and its retry');
+  assert.equal(
+    metricValue(m, 'smg_pd_prefill_admission_wait_seconds_count'),
+    2,
+    'two admissions: the attempt and its retry',
+  );
   await assertNoLeakedLoad(pd.gateway);
 });
 
@@ -71,14 +95,25 @@ test('a client that leaves (queued or running) releases everything', async () =>
   const pd = await setup(1, { prefill: { ttftMs: 400 } });
   const ac1 = new AbortController();
   const ac2 = new AbortController();
-  const running = request(`${pd.gateway.url}/generate`, { method: 'POST', body: JSON.stringify(gen('a')), signal: ac1.signal });
+  const running = request(`${pd.gateway.url}/generate`, {
+    method: 'POST',
+    body: JSON.stringify(gen('a')),
+    signal: ac1.signal,
+  });
   await waitFor(() => slots(pd) === 1, 'slot taken');
-  const queued = request(`${pd.gateway.url}/generate`, { method: 'POST', body: JSON.stringify(gen('b')), signal: ac2.signal });
+  const queued = request(`${pd.gateway.url}/generate`, {
+    method: 'POST',
+    body: JSON.stringify(gen('b')),
+    signal: ac2.signal,
+  });
   await waitFor(() => pd.gateway.parts.prefillAdmission?.queued === 1, 'queued');
   ac2.abort();
   ac1.abort();
   await Promise.allSettled([running, queued]);
-  await waitFor(() => slots(pd) === 0 && pd.gateway.parts.prefillAdmission?.queued === 0, 'nothing held');
+  await waitFor(
+    () => slots(pd) === 0 && pd.gateway.parts.prefillAdmission?.queued === 0,
+    'nothing held',
+  );
   await assertNoLeakedLoad(pd.gateway);
 });
 
@@ -90,7 +125,11 @@ test('a prefill worker added while requests wait drains the queue onto it', asyn
   await waitFor(() => pd.gateway.parts.prefillAdmission?.queued === 1, 'queued');
   const fresh = await startSimWorker({ role: 'prefill', ttftMs: 2, itlMs: 2 });
   extra.push(fresh);
-  const added = await postJson(`${pd.gateway.url}/workers`, { url: fresh.url, worker_type: 'prefill', bootstrap_port: fresh.bootstrapPort });
+  const added = await postJson(`${pd.gateway.url}/workers`, {
+    url: fresh.url,
+    worker_type: 'prefill',
+    bootstrap_port: fresh.bootstrapPort,
+  });
   assert.equal(added.status, 202);
   const res = await waiting;
   assert.equal(res.status, 200);
@@ -100,21 +139,35 @@ test('a prefill worker added while requests wait drains the queue onto it', asyn
 });
 
 test('after a storm of errors and disconnects no slot, queue entry or load is left', async () => {
-  const pd = await setup(1, { prefills: 2, decodes: 2, prefill: { ttftMs: 20, faults: { errorRate: 0.3, errorStatus: 500 } }, decode: { itlMs: 5 } });
+  const pd = await setup(1, {
+    prefills: 2,
+    decodes: 2,
+    prefill: { ttftMs: 20, faults: { errorRate: 0.3, errorStatus: 500 } },
+    decode: { itlMs: 5 },
+  });
   const jobs = Array.from({ length: 30 }, async (_, i) => {
     const ac = new AbortController();
     if (i % 4 === 0) setTimeout(() => ac.abort(), 15 + i);
     try {
-      const res = await request(`${pd.gateway.url}/generate`, { method: 'POST', body: JSON.stringify({ ...gen(`s${i}`), stream: i % 2 === 0 }), signal: ac.signal });
+      const res = await request(`${pd.gateway.url}/generate`, {
+        method: 'POST',
+        body: JSON.stringify({ ...gen(`s${i}`), stream: i % 2 === 0 }),
+        signal: ac.signal,
+      });
       await res.body.text();
     } catch {
       // aborted by the test
     }
   });
   await Promise.all(jobs);
-  await waitFor(() => slots(pd) === 0 && pd.gateway.parts.prefillAdmission?.queued === 0, 'admission drained', 5000);
+  await waitFor(
+    () => slots(pd) === 0 && pd.gateway.parts.prefillAdmission?.queued === 0,
+    'admission drained',
+    5000,
+  );
   const m = await scrapeMetrics(pd.gateway);
   assert.equal(metricValue(m, 'smg_pd_prefill_admission_queued'), 0);
-  for (const w of pd.gateway.app.registry.ofType('prefill')) assert.equal(metricValue(m, 'smg_pd_prefill_admission_inflight', { worker: w.key }), 0);
+  for (const w of pd.gateway.app.registry.ofType('prefill'))
+    assert.equal(metricValue(m, 'smg_pd_prefill_admission_inflight', { worker: w.key }), 0);
   await assertNoLeakedLoad(pd.gateway);
 });

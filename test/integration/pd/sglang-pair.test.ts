@@ -14,7 +14,11 @@ before(async () => {
 after(async () => pd.close());
 
 test('a chat request completes through a real rendezvous', async () => {
-  const res = await postJson(`${pd.gateway.url}/v1/chat/completions`, { model: 'sim-model', messages: [{ role: 'user', content: 'hello pd' }], max_tokens: 5 });
+  const res = await postJson(`${pd.gateway.url}/v1/chat/completions`, {
+    model: 'sim-model',
+    messages: [{ role: 'user', content: 'hello pd' }],
+    max_tokens: 5,
+  });
   assert.equal(res.status, 200, await res.clone().text());
   const body = (await res.json()) as { choices: { message: { content: string } }[] };
   assert.ok(body.choices[0]?.message.content);
@@ -29,7 +33,12 @@ test('a chat request completes through a real rendezvous', async () => {
 });
 
 test('a streamed request relays the decode stream', async () => {
-  const res = await postJson(`${pd.gateway.url}/v1/completions`, { model: 'sim-model', prompt: 'stream me', max_tokens: 6, stream: true });
+  const res = await postJson(`${pd.gateway.url}/v1/completions`, {
+    model: 'sim-model',
+    prompt: 'stream me',
+    max_tokens: 6,
+    stream: true,
+  });
   assert.equal(res.status, 200);
   const events = parseSseData(await res.text());
   assert.equal(events.at(-1), '[DONE]');
@@ -39,7 +48,10 @@ test('a streamed request relays the decode stream', async () => {
 
 test('a batch gets a distinct room per item, and every room is below 2^63', async () => {
   const before = pd.prefills[0]?.stats().roomsSeen.length ?? 0;
-  const res = await postJson(`${pd.gateway.url}/generate`, { text: ['a b c', 'd e f', 'g h i'], sampling_params: { max_new_tokens: 3 } });
+  const res = await postJson(`${pd.gateway.url}/generate`, {
+    text: ['a b c', 'd e f', 'g h i'],
+    sampling_params: { max_new_tokens: 3 },
+  });
   assert.equal(res.status, 200, await res.clone().text());
   await res.arrayBuffer();
   const rooms = pd.prefills[0]?.stats().roomsSeen.slice(before) ?? [];
@@ -52,16 +64,23 @@ test('a batch gets a distinct room per item, and every room is below 2^63', asyn
 test('rooms above 2^53 reach the engine with every digit', async () => {
   // Over 40 requests, rooms are uniform in [0, 2^63): all but ~2^-400 of runs see one above 2^53.
   for (let i = 0; i < 40; i++) {
-    const res = await postJson(`${pd.gateway.url}/generate`, { text: `q${i}`, sampling_params: { max_new_tokens: 1 } });
+    const res = await postJson(`${pd.gateway.url}/generate`, {
+      text: `q${i}`,
+      sampling_params: { max_new_tokens: 1 },
+    });
     assert.equal(res.status, 200);
     await res.arrayBuffer();
   }
   const big = (pd.prefills[0]?.stats().roomsSeen ?? []).filter((r) => BigInt(r) > 2n ** 60n);
   assert.ok(big.length > 0);
-  for (const r of big) assert.ok(pd.decodes[0]?.stats().roomsSeen.includes(r), `decode saw ${r} exactly`);
+  for (const r of big)
+    assert.ok(pd.decodes[0]?.stats().roomsSeen.includes(r), `decode saw ${r} exactly`);
   // Through a JS double, every integer above 2^60 becomes a multiple of 256. Exact uniform rooms
   // are multiples of 256 with probability 1/256 each, so not all of them can be.
-  assert.ok(big.some((r) => BigInt(r) % 256n !== 0n), `rooms look rounded: ${big.join(', ')}`);
+  assert.ok(
+    big.some((r) => BigInt(r) % 256n !== 0n),
+    `rooms look rounded: ${big.join(', ')}`,
+  );
   await assertNoLeakedLoad(pd.gateway);
 });
 
@@ -72,7 +91,11 @@ test('/readiness in PD mode needs a ready prefill and a ready decode', async () 
   try {
     const r = await fetch(`${decodeOnly.gateway.url}/readiness`);
     assert.equal(r.status, 503);
-    const res = await postJson(`${decodeOnly.gateway.url}/v1/completions`, { model: 'sim-model', prompt: 'x', max_tokens: 1 });
+    const res = await postJson(`${decodeOnly.gateway.url}/v1/completions`, {
+      model: 'sim-model',
+      prompt: 'x',
+      max_tokens: 1,
+    });
     assert.equal(res.status, 503);
     assert.equal(res.headers.get('x-smg-error-code'), 'server_selection_failed');
     await res.arrayBuffer();

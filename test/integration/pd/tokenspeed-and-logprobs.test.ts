@@ -13,10 +13,17 @@ after(async () => {
 });
 
 test('a TokenSpeed pair completes through the rendezvous', async () => {
-  const pd = await startPdSetup({ prefill: { runtime: 'tokenspeed' }, decode: { runtime: 'tokenspeed' } });
+  const pd = await startPdSetup({
+    prefill: { runtime: 'tokenspeed' },
+    decode: { runtime: 'tokenspeed' },
+  });
   setups.push(pd);
   assert.equal(pd.gateway.app.registry.ofType('prefill')[0]?.runtime, 'tokenspeed');
-  const res = await postJson(`${pd.gateway.url}/v1/completions`, { model: 'sim-model', prompt: 'tokenspeed', max_tokens: 3 });
+  const res = await postJson(`${pd.gateway.url}/v1/completions`, {
+    model: 'sim-model',
+    prompt: 'tokenspeed',
+    max_tokens: 3,
+  });
   assert.equal(res.status, 200, await res.clone().text());
   await res.arrayBuffer();
   assert.equal(pd.decodes[0]?.stats().kvTransfers, 1);
@@ -25,24 +32,34 @@ test('a TokenSpeed pair completes through the rendezvous', async () => {
 
 type Lp = [number, number, unknown][];
 
-test('input logprobs: prefill entries first, then the decode\'s, non-streamed and streamed', async () => {
+test("input logprobs: prefill entries first, then the decode's, non-streamed and streamed", async () => {
   const pd = await startPdSetup();
   setups.push(pd);
-  const req = { text: 'one two three four', sampling_params: { max_new_tokens: 3 }, return_logprob: true };
+  const req = {
+    text: 'one two three four',
+    sampling_params: { max_new_tokens: 3 },
+    return_logprob: true,
+  };
   // The prompt's logprobs as a colocated engine computes them: the prefill side of a pair
   // computes the same, and the decode (which received the KV) computes none.
   const regular = await startSimWorker({});
-  const expected = ((await (await postJson(`${regular.url}/generate`, req)).json()) as { meta_info: { input_token_logprobs: Lp } }).meta_info.input_token_logprobs;
+  const expected = (
+    (await (await postJson(`${regular.url}/generate`, req)).json()) as {
+      meta_info: { input_token_logprobs: Lp };
+    }
+  ).meta_info.input_token_logprobs;
   await regular.close();
   assert.ok(expected.length >= 4);
   const res = await postJson(`${pd.gateway.url}/generate`, req);
   assert.equal(res.status, 200, await res.clone().text());
   const doc = (await res.json()) as { meta_info: { input_token_logprobs: Lp } };
   const merged = doc.meta_info.input_token_logprobs;
-  assert.deepEqual(merged, expected, 'the prefill\'s input logprobs reached the client');
+  assert.deepEqual(merged, expected, "the prefill's input logprobs reached the client");
   const stream = await postJson(`${pd.gateway.url}/generate`, { ...req, stream: true });
   assert.equal(stream.status, 200);
-  const events = parseSseData(await stream.text()).filter((e) => e !== '[DONE]').map((e) => JSON.parse(e) as { meta_info?: { input_token_logprobs?: Lp } });
+  const events = parseSseData(await stream.text())
+    .filter((e) => e !== '[DONE]')
+    .map((e) => JSON.parse(e) as { meta_info?: { input_token_logprobs?: Lp } });
   const withLp = events.filter((e) => e.meta_info?.input_token_logprobs);
   assert.ok(withLp.length > 0);
   for (const e of withLp) assert.deepEqual(e.meta_info?.input_token_logprobs, merged);

@@ -11,7 +11,11 @@ after(async () => {
   for (const s of setups) await s.close();
 });
 
-async function vllm(connector: 'NixlConnector' | 'MooncakeConnector', extraSpec: Record<string, unknown> = {}, prefillOpts = {}): Promise<PdSetup> {
+async function vllm(
+  connector: 'NixlConnector' | 'MooncakeConnector',
+  extraSpec: Record<string, unknown> = {},
+  prefillOpts = {},
+): Promise<PdSetup> {
   const s = await startPdSetup({
     prefill: { runtime: 'vllm', role: 'regular', kvConnector: connector, ...prefillOpts },
     decode: { runtime: 'vllm', role: 'regular', kvConnector: connector },
@@ -21,7 +25,14 @@ async function vllm(connector: 'NixlConnector' | 'MooncakeConnector', extraSpec:
   return s;
 }
 
-const chat = { model: 'sim-model', messages: [{ role: 'user', content: 'a prompt long enough to fill several kv blocks '.repeat(8) }], max_tokens: 20, stream: true };
+const chat = {
+  model: 'sim-model',
+  messages: [
+    { role: 'user', content: 'a prompt long enough to fill several kv blocks '.repeat(8) },
+  ],
+  max_tokens: 20,
+  stream: true,
+};
 
 test('NIXL: params returned by the prefill are relayed and the decode pulls the KV', async () => {
   const pd = await vllm('NixlConnector');
@@ -41,11 +52,18 @@ test('NIXL: params returned by the prefill are relayed and the decode pulls the 
   assert.equal(decodeBody.bootstrap_room, undefined);
   assert.equal(d?.stats().kvTransfers, 1, 'a transfer, not a recompute');
   assert.equal(d?.stats().promptsRecomputed, 0);
-  assert.equal(p?.stats().lastRequest?.headers['x-request-id'], d?.stats().lastRequest?.headers['x-request-id'], 'same request id on both legs');
+  assert.equal(
+    p?.stats().lastRequest?.headers['x-request-id'],
+    d?.stats().lastRequest?.headers['x-request-id'],
+    'same request id on both legs',
+  );
   const m = await scrapeMetrics(pd.gateway);
   assert.equal(metricValue(m, 'smg_pd_kv_connector_mode_total', { mode: 'nixl' }), 1);
   assert.equal(metricValue(m, 'smg_pd_kv_transfer_failures_total'), 0);
-  assert.equal(metricValue(m, 'smg_pd_kv_transfer_duration_seconds_count', { model: 'sim-model' }), 1);
+  assert.equal(
+    metricValue(m, 'smg_pd_kv_transfer_duration_seconds_count', { model: 'sim-model' }),
+    1,
+  );
   await assertNoLeakedLoad(pd.gateway);
 });
 
@@ -65,19 +83,33 @@ test('Mooncake: the gateway mints transfer_id and the decode params', async () =
   // Re-register the prefill with its engine id and bootstrap port (what an operator provides).
   const id = pd.gateway.app.registry.ofType('prefill')[0]?.id ?? '';
   await fetch(`${pd.gateway.url}/workers/${id}`, {
-    method: 'PUT', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ url: p.url, worker_type: 'prefill', kv_connector: 'MooncakeConnector', kv_engine_id: p.kvEngineId, bootstrap_port: p.port }),
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      url: p.url,
+      worker_type: 'prefill',
+      kv_connector: 'MooncakeConnector',
+      kv_engine_id: p.kvEngineId,
+      bootstrap_port: p.port,
+    }),
   });
   await new Promise((r) => setTimeout(r, 300));
   const res = await postJson(`${pd.gateway.url}/v1/chat/completions`, { ...chat, stream: false });
   assert.equal(res.status, 200, await res.clone().text());
   await res.arrayBuffer();
-  const probeParams = (p.stats().lastRequest?.body as { kv_transfer_params: Record<string, unknown> }).kv_transfer_params;
+  const probeParams = (
+    p.stats().lastRequest?.body as { kv_transfer_params: Record<string, unknown> }
+  ).kv_transfer_params;
   assert.match(String(probeParams.transfer_id), /^xfer-/);
-  const decodeParams = (pd.decodes[0]?.stats().lastRequest?.body as { kv_transfer_params: Record<string, unknown> }).kv_transfer_params;
+  const decodeParams = (
+    pd.decodes[0]?.stats().lastRequest?.body as { kv_transfer_params: Record<string, unknown> }
+  ).kv_transfer_params;
   assert.deepEqual(decodeParams, {
-    do_remote_decode: false, do_remote_prefill: true, transfer_id: probeParams.transfer_id,
-    remote_engine_id: p.kvEngineId, remote_bootstrap_addr: `http://127.0.0.1:${p.port}`,
+    do_remote_decode: false,
+    do_remote_prefill: true,
+    transfer_id: probeParams.transfer_id,
+    remote_engine_id: p.kvEngineId,
+    remote_bootstrap_addr: `http://127.0.0.1:${p.port}`,
   });
   assert.equal(pd.decodes[0]?.stats().kvTransfers, 1);
   await assertNoLeakedLoad(pd.gateway);
@@ -85,13 +117,20 @@ test('Mooncake: the gateway mints transfer_id and the decode params', async () =
 
 test('n > 1 goes to the decode alone: no prefill request, no prefill metrics', async () => {
   const pd = await vllm('NixlConnector');
-  const res = await postJson(`${pd.gateway.url}/v1/chat/completions`, { ...chat, stream: false, n: 2 });
+  const res = await postJson(`${pd.gateway.url}/v1/chat/completions`, {
+    ...chat,
+    stream: false,
+    n: 2,
+  });
   assert.equal(res.status, 200);
   const body = (await res.json()) as { choices: unknown[] };
   assert.equal(body.choices.length, 2);
   assert.equal(pd.prefills[0]?.stats().requests['/v1/chat/completions'] ?? 0, 0);
   const m = await scrapeMetrics(pd.gateway);
-  assert.equal(metricValue(m, 'smg_pd_prefill_duration_seconds_count', { model: 'sim-model' }), undefined);
+  assert.equal(
+    metricValue(m, 'smg_pd_prefill_duration_seconds_count', { model: 'sim-model' }),
+    undefined,
+  );
   assert.equal(metricValue(m, 'smg_pd_kv_transfer_failures_total'), 0);
   await assertNoLeakedLoad(pd.gateway);
 });

@@ -7,7 +7,11 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
 import {
-  DecodeAdmission, WaitBudget, type DecodeAdmissionHooks, type DecodeClaim, type Timers,
+  DecodeAdmission,
+  WaitBudget,
+  type DecodeAdmissionHooks,
+  type DecodeClaim,
+  type Timers,
 } from '../../../src/admission/decode-admission.js';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import type { RegistryEvents } from '../../../src/workers/registry.js';
@@ -34,7 +38,9 @@ class ManualTimers implements Timers {
   advance(ms: number): void {
     const target = this.clock.now() + ms;
     for (;;) {
-      const due = this.#timers.filter((t) => t.live && t.at <= target).sort((a, b) => a.at - b.at)[0];
+      const due = this.#timers
+        .filter((t) => t.live && t.at <= target)
+        .sort((a, b) => a.at - b.at)[0];
       if (!due) break;
       this.clock.advance(due.at - this.clock.now());
       due.live = false;
@@ -51,7 +57,12 @@ interface Events {
   changes: number[];
 }
 
-function setup(waitSecs = 30): { adm: DecodeAdmission; timers: ManualTimers; clock: FakeClock; events: Events } {
+function setup(waitSecs = 30): {
+  adm: DecodeAdmission;
+  timers: ManualTimers;
+  clock: FakeClock;
+  events: Events;
+} {
   const clock = new FakeClock();
   const timers = new ManualTimers(clock);
   const events: Events = { waits: [], sheds: [], gone: [], changes: [] };
@@ -134,7 +145,10 @@ void describe('DecodeAdmission waiting', () => {
     const zero = setup(0);
     const w = decode('d', 1);
     const held = await zero.adm.claim(w, 1);
-    await assert.rejects(zero.adm.claim(w, 1), (e) => (assertShed(e, '1', /admission waiting is disabled/), true));
+    await assert.rejects(
+      zero.adm.claim(w, 1),
+      (e) => (assertShed(e, '1', /admission waiting is disabled/), true),
+    );
     assert.deepEqual(zero.timers.pending(), []);
     assert.deepEqual(zero.events.waits, []);
 
@@ -142,7 +156,10 @@ void describe('DecodeAdmission waiting', () => {
     const spent = adm.newBudget();
     spent.consume(30_000);
     await adm.claim(w, 1);
-    await assert.rejects(adm.claim(w, 1, { budget: spent }), (e) => (assertShed(e, '15', /30s admission wait/), true));
+    await assert.rejects(
+      adm.claim(w, 1, { budget: spent }),
+      (e) => (assertShed(e, '15', /30s admission wait/), true),
+    );
     assert.deepEqual(timers.pending(), []);
     held.release();
     const other = decode('e', 1);
@@ -203,7 +220,10 @@ void describe('DecodeAdmission waiting', () => {
   void it('rejects at once with the reason when the signal has already aborted', async () => {
     const { adm } = setup();
     const reason = new Error('gone');
-    await assert.rejects(adm.claim(decode('d', 4), 1, { signal: AbortSignal.abort(reason) }), (e) => e === reason);
+    await assert.rejects(
+      adm.claim(decode('d', 4), 1, { signal: AbortSignal.abort(reason) }),
+      (e) => e === reason,
+    );
   });
 });
 

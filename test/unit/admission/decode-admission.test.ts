@@ -7,7 +7,11 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
 import {
-  DecodeAdmission, windowOf, type DecodeAdmissionHooks, type DecodeClaim, type Timers,
+  DecodeAdmission,
+  windowOf,
+  type DecodeAdmissionHooks,
+  type DecodeClaim,
+  type Timers,
 } from '../../../src/admission/decode-admission.js';
 import { seededRandom } from '../../../src/util/random.js';
 import type { RegistryEvents } from '../../../src/workers/registry.js';
@@ -51,7 +55,8 @@ void describe('windowOf', () => {
     assert.equal(windowOf(decode('a', { max_running_requests: '64' })), 64);
     assert.equal(windowOf(decode('a', { max_num_seqs: '0', max_running_requests: '8' })), 8);
     assert.equal(windowOf(decode('a', { max_num_seqs: 'many', max_running_requests: ' 8 ' })), 8);
-    for (const bad of ['0', '-3', '2.5', 'abc', '']) assert.equal(windowOf(decode('a', { max_num_seqs: bad })), undefined);
+    for (const bad of ['0', '-3', '2.5', 'abc', ''])
+      assert.equal(windowOf(decode('a', { max_num_seqs: bad })), undefined);
     assert.equal(windowOf(decode('a', {})), undefined);
   });
 });
@@ -195,7 +200,10 @@ void describe('DecodeAdmission claims', () => {
     }
     assert.deepEqual(violations, []);
     // Strict FIFO: grants come in arrival order.
-    assert.deepEqual(granted, Array.from({ length: 100 }, (_, i) => i));
+    assert.deepEqual(
+      granted,
+      Array.from({ length: 100 }, (_, i) => i),
+    );
     assert.equal(adm.claimed(w), 0);
     assert.equal(adm.waiting(w), 0);
   });

@@ -11,7 +11,12 @@ import { testWorker } from '../../helpers/workers.js';
 function setup(limit = 1, queueSize = 10, queueTimeoutMs = 60_000, pollMs = 1000) {
   const metrics = new GatewayMetrics();
   const registry = new WorkerRegistry(metrics);
-  const admission = new PrefillAdmission({ limit, queueSize, queueTimeoutMs, pollMs }, registry, metrics, new FakeClock());
+  const admission = new PrefillAdmission(
+    { limit, queueSize, queueTimeoutMs, pollMs },
+    registry,
+    metrics,
+    new FakeClock(),
+  );
   const add = (name: string): Worker => {
     const w = testWorker(name, { type: 'prefill' });
     registry.add(w);
@@ -21,7 +26,10 @@ function setup(limit = 1, queueSize = 10, queueTimeoutMs = 60_000, pollMs = 1000
 }
 
 /** A place function over the given workers: the first one with room (a stand-in for a policy). */
-const firstWithRoom = (workers: () => readonly Worker[]): PlaceFn => (hasRoom) => workers().find(hasRoom);
+const firstWithRoom =
+  (workers: () => readonly Worker[]): PlaceFn =>
+  (hasRoom) =>
+    workers().find(hasRoom);
 const never = new AbortController().signal;
 
 test('the limit holds under a burst: never more than `limit` slots per worker', async () => {
@@ -29,7 +37,12 @@ test('the limit holds under a burst: never more than `limit` slots per worker', 
   const a = add('a');
   const b = add('b');
   const slots = [];
-  const pending = Array.from({ length: 10 }, () => admission.acquire(firstWithRoom(() => [a, b]), never));
+  const pending = Array.from({ length: 10 }, () =>
+    admission.acquire(
+      firstWithRoom(() => [a, b]),
+      never,
+    ),
+  );
   for (let i = 0; i < 4; i++) slots.push(await pending[i]);
   assert.equal(admission.inflight(a), 2);
   assert.equal(admission.inflight(b), 2);
@@ -47,12 +60,25 @@ test('the limit holds under a burst: never more than `limit` slots per worker', 
 test('FIFO: a new arrival never overtakes a waiter, even for another worker', async () => {
   const { admission, add, registry } = setup(1);
   const a = add('a');
-  const held = await admission.acquire(firstWithRoom(() => [a]), never);
+  const held = await admission.acquire(
+    firstWithRoom(() => [a]),
+    never,
+  );
   const order: string[] = [];
-  const w1 = admission.acquire(firstWithRoom(() => registry.all()), never).then((s) => (order.push('w1'), s));
+  const w1 = admission
+    .acquire(
+      firstWithRoom(() => registry.all()),
+      never,
+    )
+    .then((s) => (order.push('w1'), s));
   const b = testWorker('b', { type: 'prefill' });
   // w2 wants only b, which has room once added, but it must queue behind w1.
-  const w2 = admission.acquire(firstWithRoom(() => (registry.get('b') ? [b] : [])), never).then((s) => (order.push('w2'), s));
+  const w2 = admission
+    .acquire(
+      firstWithRoom(() => (registry.get('b') ? [b] : [])),
+      never,
+    )
+    .then((s) => (order.push('w2'), s));
   registry.add(b); // the added event wakes the head: w1 takes b; w2 (behind it) must wait again
   const s1 = await w1;
   assert.equal(s1.worker, b);
@@ -67,11 +93,34 @@ test('FIFO: a new arrival never overtakes a waiter, even for another worker', as
 test('queue full and queue timeout answer 429 with Retry-After, not retryable', async () => {
   const { admission, add, metrics } = setup(1, 1, 30);
   const a = add('a');
-  const held = await admission.acquire(firstWithRoom(() => [a]), never);
-  const waiting = admission.acquire(firstWithRoom(() => [a]), never);
-  await assert.rejects(admission.acquire(firstWithRoom(() => [a]), never), (e: unknown) =>
-    e instanceof GatewayError && e.code === 'pd_prefill_queue_full' && e.status === 429 && !e.retryable && Number(e.headers['retry-after']) >= 1);
-  await assert.rejects(waiting, (e: unknown) => e instanceof GatewayError && e.code === 'pd_prefill_queue_timeout' && e.status === 429 && Number(e.headers['retry-after']) >= 1);
+  const held = await admission.acquire(
+    firstWithRoom(() => [a]),
+    never,
+  );
+  const waiting = admission.acquire(
+    firstWithRoom(() => [a]),
+    never,
+  );
+  await assert.rejects(
+    admission.acquire(
+      firstWithRoom(() => [a]),
+      never,
+    ),
+    (e: unknown) =>
+      e instanceof GatewayError &&
+      e.code === 'pd_prefill_queue_full' &&
+      e.status === 429 &&
+      !e.retryable &&
+      Number(e.headers['retry-after']) >= 1,
+  );
+  await assert.rejects(
+    waiting,
+    (e: unknown) =>
+      e instanceof GatewayError &&
+      e.code === 'pd_prefill_queue_timeout' &&
+      e.status === 429 &&
+      Number(e.headers['retry-after']) >= 1,
+  );
   const text = await metrics.render();
   assert.match(text, /smg_pd_prefill_admission_rejections_total\{reason="queue_full"\} 1/);
   assert.match(text, /smg_pd_prefill_admission_rejections_total\{reason="queue_timeout"\} 1/);
@@ -82,10 +131,19 @@ test('queue full and queue timeout answer 429 with Retry-After, not retryable', 
 test('a client that leaves the queue wakes the next waiter', async () => {
   const { admission, add } = setup(1);
   const a = add('a');
-  const held = await admission.acquire(firstWithRoom(() => [a]), never);
+  const held = await admission.acquire(
+    firstWithRoom(() => [a]),
+    never,
+  );
   const ac = new AbortController();
-  const leaving = admission.acquire(firstWithRoom(() => [a]), ac.signal);
-  const next = admission.acquire(firstWithRoom(() => [a]), never);
+  const leaving = admission.acquire(
+    firstWithRoom(() => [a]),
+    ac.signal,
+  );
+  const next = admission.acquire(
+    firstWithRoom(() => [a]),
+    never,
+  );
   ac.abort();
   await assert.rejects(leaving);
   assert.equal(admission.queued, 1);
@@ -109,9 +167,14 @@ test('a strict target waits for that worker even when others have room', async (
   const { admission, add } = setup(1);
   const a = add('a');
   const b = add('b');
-  const held = await admission.acquire(firstWithRoom(() => [a]), never);
+  const held = await admission.acquire(
+    firstWithRoom(() => [a]),
+    never,
+  );
   let placedOn: Worker | undefined;
-  const strict = admission.acquire((hasRoom) => (hasRoom(a) ? a : undefined), never).then((s) => ((placedOn = s.worker), s));
+  const strict = admission
+    .acquire((hasRoom) => (hasRoom(a) ? a : undefined), never)
+    .then((s) => ((placedOn = s.worker), s));
   await new Promise((r) => setTimeout(r, 5));
   assert.equal(placedOn, undefined, 'b had room but the request targets a');
   held.release();
@@ -123,7 +186,10 @@ test('a strict target waits for that worker even when others have room', async (
 test('a waiter whose placement throws is failed and leaves the head to the next waiter', async () => {
   const { admission, add } = setup(1);
   const a = add('a');
-  const held = await admission.acquire(firstWithRoom(() => [a]), never);
+  const held = await admission.acquire(
+    firstWithRoom(() => [a]),
+    never,
+  );
   // A pinned request whose worker stops being eligible while it waits can never place.
   let targetGone = false;
   const miss = new GatewayError('server_selection_failed', 'pin names no available worker');
@@ -131,7 +197,10 @@ test('a waiter whose placement throws is failed and leaves the head to the next 
     if (targetGone) throw miss;
     return hasRoom(a) ? a : undefined;
   }, never);
-  const behind = admission.acquire(firstWithRoom(() => [a]), never);
+  const behind = admission.acquire(
+    firstWithRoom(() => [a]),
+    never,
+  );
   assert.equal(admission.queued, 2);
   targetGone = true;
   held.release(); // wakes the head: it throws, so the waiter behind it takes the slot
@@ -146,31 +215,58 @@ test('a waiter whose placement throws is failed and leaves the head to the next 
 test('a placement that throws on arrival is refused at once, never queued', async () => {
   const { admission } = setup(1);
   const miss = new GatewayError('server_selection_failed', 'pin names no available worker');
-  await assert.rejects(admission.acquire(() => { throw miss; }, never), (err) => err === miss);
+  await assert.rejects(
+    admission.acquire(() => {
+      throw miss;
+    }, never),
+    (err) => err === miss,
+  );
   assert.equal(admission.queued, 0);
 });
 
 test('removing a worker resets its gauge series', async () => {
   const { admission, add, registry, metrics } = setup(2);
   const a = add('a');
-  const slot = await admission.acquire(firstWithRoom(() => [a]), never);
-  assert.match(await metrics.render(), /smg_pd_prefill_admission_inflight\{worker="http:\/\/a:8000"\} 1/);
+  const slot = await admission.acquire(
+    firstWithRoom(() => [a]),
+    never,
+  );
+  assert.match(
+    await metrics.render(),
+    /smg_pd_prefill_admission_inflight\{worker="http:\/\/a:8000"\} 1/,
+  );
   registry.remove(a.id);
-  assert.doesNotMatch(await metrics.render(), /smg_pd_prefill_admission_inflight\{worker="http:\/\/a:8000"\}/);
+  assert.doesNotMatch(
+    await metrics.render(),
+    /smg_pd_prefill_admission_inflight\{worker="http:\/\/a:8000"\}/,
+  );
   slot.release();
-  assert.doesNotMatch(await metrics.render(), /smg_pd_prefill_admission_inflight\{worker="http:\/\/a:8000"\}/, 'a late release does not bring it back');
+  assert.doesNotMatch(
+    await metrics.render(),
+    /smg_pd_prefill_admission_inflight\{worker="http:\/\/a:8000"\}/,
+    'a late release does not bring it back',
+  );
 });
 
-test('a slot taken before a remove + re-add cannot free the new registration\'s slot', async () => {
+test("a slot taken before a remove + re-add cannot free the new registration's slot", async () => {
   const { admission, add, registry } = setup(1);
   const a = add('a');
-  const old = await admission.acquire(firstWithRoom(() => [a]), never);
+  const old = await admission.acquire(
+    firstWithRoom(() => [a]),
+    never,
+  );
   registry.remove(a.id);
   const a2 = add('a');
-  const fresh = await admission.acquire(firstWithRoom(() => [a2]), never);
+  const fresh = await admission.acquire(
+    firstWithRoom(() => [a2]),
+    never,
+  );
   old.release();
   assert.equal(admission.inflight(a2), 1, 'the new registration still counts its own slot');
-  const third = admission.acquire(firstWithRoom(() => [a2]), never);
+  const third = admission.acquire(
+    firstWithRoom(() => [a2]),
+    never,
+  );
   await new Promise((r) => setTimeout(r, 5));
   assert.equal(admission.queued, 1, 'the limit of 1 still holds');
   fresh.release();

@@ -182,8 +182,14 @@ void describe('parseFlags: bool flags', () => {
   });
 
   void it('refuses an inline value, as clap SetTrue does', () => {
-    usageError(() => parseFlags(['--log-json=true'], SPECS), "--log-json takes no value, got 'true'");
-    usageError(() => parseFlags(['--log-json=false'], SPECS), "--log-json takes no value, got 'false'");
+    usageError(
+      () => parseFlags(['--log-json=true'], SPECS),
+      "--log-json takes no value, got 'true'",
+    );
+    usageError(
+      () => parseFlags(['--log-json=false'], SPECS),
+      "--log-json takes no value, got 'false'",
+    );
   });
 
   void it('does not consume the next token', () => {

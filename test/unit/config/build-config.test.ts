@@ -114,7 +114,6 @@ void describe('buildConfig: accepted values', () => {
     const config = build(['--health-check-interval-secs', '5', '--health-check-timeout-secs', '5']);
     assert.equal(config.healthCheckTimeoutSecs, 5);
   });
-
 });
 
 void describe('buildConfig: single-field ranges name the flag', () => {
@@ -133,7 +132,14 @@ void describe('buildConfig: single-field ranges name the flag', () => {
   });
 
   void it('worker URLs are normalised like POST /workers: trimmed, lower-case host, no default port or trailing slash', () => {
-    const config = build(['--pd-disaggregation', '--prefill', ' http://P.example:80/ ', '9001', '--decode', 'http://D.example:8000//']);
+    const config = build([
+      '--pd-disaggregation',
+      '--prefill',
+      ' http://P.example:80/ ',
+      '9001',
+      '--decode',
+      'http://D.example:8000//',
+    ]);
     assert.deepEqual(config.prefill, [{ url: 'http://p.example', bootstrapPort: 9001 }]);
     assert.deepEqual(config.decode, ['http://d.example:8000']);
   });
@@ -146,17 +152,31 @@ void describe('buildConfig: single-field ranges name the flag', () => {
     ]) {
       const flag = argv.find((a) => a !== '--pd-disaggregation' && a.startsWith('--')) ?? '';
       rejects(argv, flag, /credentials.*api_key.*\(got .*\*\*\*@/);
-      assert.throws(() => build(argv), (err: Error) => !err.message.includes('hunter2'));
+      assert.throws(
+        () => build(argv),
+        (err: Error) => !err.message.includes('hunter2'),
+      );
     }
   });
 
   void it('a link-local or metadata worker URL names the flag', () => {
-    rejects(['--worker-urls', 'http://169.254.169.254'], '--worker-urls', /link-local or cloud metadata/);
-    rejects(['--worker-urls', 'http://metadata.google.internal'], '--worker-urls', /metadata service/);
+    rejects(
+      ['--worker-urls', 'http://169.254.169.254'],
+      '--worker-urls',
+      /link-local or cloud metadata/,
+    );
+    rejects(
+      ['--worker-urls', 'http://metadata.google.internal'],
+      '--worker-urls',
+      /metadata service/,
+    );
   });
 
   void it('--worker-allow-cidr takes IPv4 and IPv6 ranges and names itself on a bad one', () => {
-    assert.deepEqual(build(['--worker-allow-cidr', '10.0.0.0/8', 'fd00::/8', '192.168.1.7']).workerAllowCidr, ['10.0.0.0/8', 'fd00::/8', '192.168.1.7']);
+    assert.deepEqual(
+      build(['--worker-allow-cidr', '10.0.0.0/8', 'fd00::/8', '192.168.1.7']).workerAllowCidr,
+      ['10.0.0.0/8', 'fd00::/8', '192.168.1.7'],
+    );
     assert.deepEqual(build([]).workerAllowCidr, []);
     rejects(['--worker-allow-cidr', '10.0.0.0/33'], '--worker-allow-cidr', /CIDR/);
     rejects(['--worker-allow-cidr', 'example.com/8'], '--worker-allow-cidr', /CIDR/);
@@ -218,6 +238,9 @@ void describe('buildConfig: cross-field rules', () => {
   });
 
   void it('allows two aliases for the same canonical model', () => {
-    assert.deepEqual(build(['--model-alias', 'a=m', '--model-alias', 'b=m']).modelAlias, ['a=m', 'b=m']);
+    assert.deepEqual(build(['--model-alias', 'a=m', '--model-alias', 'b=m']).modelAlias, [
+      'a=m',
+      'b=m',
+    ]);
   });
 });

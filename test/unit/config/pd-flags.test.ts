@@ -7,8 +7,21 @@ import { buildConfig } from '../../../src/config/validate.js';
 const build = (args: string[]) => buildConfig(parseFlags(args, GATEWAY_FLAGS));
 
 test('--prefill URL [PORT|none] is parsed as SMG does', () => {
-  const c = build(['--pd-disaggregation', '--prefill', 'http://p1:30001', '9001', '--prefill', 'http://p2:30002', 'NONE',
-    '--prefill', 'http://p3:30003', '--decode', 'http://d1:30004', '--decode', 'http://d2:30005']);
+  const c = build([
+    '--pd-disaggregation',
+    '--prefill',
+    'http://p1:30001',
+    '9001',
+    '--prefill',
+    'http://p2:30002',
+    'NONE',
+    '--prefill',
+    'http://p3:30003',
+    '--decode',
+    'http://d1:30004',
+    '--decode',
+    'http://d2:30005',
+  ]);
   assert.deepEqual(c.prefill, [
     { url: 'http://p1:30001', bootstrapPort: 9001 },
     { url: 'http://p2:30002', bootstrapPort: null },
@@ -18,11 +31,25 @@ test('--prefill URL [PORT|none] is parsed as SMG does', () => {
 });
 
 test('leg policies fall back to --policy and are ignored outside PD mode, as SMG', () => {
-  const c = build(['--pd-disaggregation', '--policy', 'random', '--decode-policy', 'power_of_two', '--decode', 'http://d1:1', '--decode', 'http://d2:1']);
+  const c = build([
+    '--pd-disaggregation',
+    '--policy',
+    'random',
+    '--decode-policy',
+    'power_of_two',
+    '--decode',
+    'http://d1:1',
+    '--decode',
+    'http://d2:1',
+  ]);
   assert.equal(c.prefillPolicy, undefined);
   assert.equal(c.decodePolicy, 'power_of_two');
   assert.equal(build(['--decode-policy', 'random']).decodePolicy, undefined);
   assert.deepEqual(build(['--prefill', 'http://p:1']).prefill, []);
   assert.deepEqual(build(['--pd-disaggregation', '--worker-urls', 'http://w:1']).workerUrls, []);
-  assert.throws(() => build(['--pd-disaggregation', '--decode-policy', 'power_of_two', '--decode', 'http://d1:1']), (e: unknown) => e instanceof UsageError && /--decode-policy power_of_two/.test(e.message));
+  assert.throws(
+    () =>
+      build(['--pd-disaggregation', '--decode-policy', 'power_of_two', '--decode', 'http://d1:1']),
+    (e: unknown) => e instanceof UsageError && /--decode-policy power_of_two/.test(e.message),
+  );
 });

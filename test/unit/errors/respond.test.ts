@@ -61,7 +61,9 @@ void describe('error catalog', () => {
 
 void describe('GatewayError', () => {
   void it('carries code, status, message and extra headers', () => {
-    const err = new GatewayError('no_available_workers', 'busy', { headers: { 'retry-after': '1' } });
+    const err = new GatewayError('no_available_workers', 'busy', {
+      headers: { 'retry-after': '1' },
+    });
     assert.ok(err instanceof Error);
     assert.equal(err.name, 'GatewayError');
     assert.equal(err.code, 'no_available_workers');
@@ -148,7 +150,9 @@ void describe('sendError over HTTP', () => {
     handlers.set('/shed', (_req, res) =>
       sendError(
         res,
-        new GatewayError('no_available_workers', 'All workers are busy', { headers: { 'retry-after': '2' } }),
+        new GatewayError('no_available_workers', 'All workers are busy', {
+          headers: { 'retry-after': '2' },
+        }),
       ),
     );
     const res = await fetch(`${base}/shed`);

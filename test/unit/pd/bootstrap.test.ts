@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { batchSize, bootstrapHost, mintRoom, planBootstrap, serializeWithBootstrap } from '../../../src/pd/bootstrap.js';
+import {
+  batchSize,
+  bootstrapHost,
+  mintRoom,
+  planBootstrap,
+  serializeWithBootstrap,
+} from '../../../src/pd/bootstrap.js';
 
 test('rooms are uniform 63-bit integers', () => {
   let max = 0n;
@@ -14,7 +20,12 @@ test('rooms are uniform 63-bit integers', () => {
 });
 
 test('a room above 2^53 is written as its exact digits', () => {
-  const plan = { host: '10.0.0.1', port: 8998, rooms: [9_223_372_036_854_775_807n], batched: false };
+  const plan = {
+    host: '10.0.0.1',
+    port: 8998,
+    rooms: [9_223_372_036_854_775_807n],
+    batched: false,
+  };
   const json = serializeWithBootstrap({ model: 'm', text: 'hi' }, plan).toString();
   assert.match(json, /"bootstrap_room":9223372036854775807[,}]/);
   assert.match(json, /"bootstrap_host":"10.0.0.1","bootstrap_port":8998/);
@@ -51,7 +62,12 @@ test('batch detection per route', () => {
 test('client text equal to a JSON key cannot displace a room', () => {
   const plan = { host: 'h', port: 1, rooms: [5n], batched: false };
   const json = serializeWithBootstrap({ prompt: '"bootstrap_room"' }, plan).toString();
-  assert.deepEqual(JSON.parse(json), { prompt: '"bootstrap_room"', bootstrap_host: 'h', bootstrap_port: 1, bootstrap_room: 5 });
+  assert.deepEqual(JSON.parse(json), {
+    prompt: '"bootstrap_room"',
+    bootstrap_host: 'h',
+    bootstrap_port: 1,
+    bootstrap_room: 5,
+  });
 });
 
 test('bootstrap host is the prefill URL host, IPv6 bracketed', () => {

@@ -25,7 +25,8 @@ void describe('CacheAwarePolicy', () => {
     const first = policy.select(workers, ask(`${SYSTEM}Q: what is a radix tree?`));
     assert.equal(first?.id, 'w0'); // a miss on an idle fleet: min-load, lowest index
     holdLoad(first, 3);
-    for (let i = 0; i < 5; i++) assert.equal(policy.select(workers, ask(`${SYSTEM}Q: follow-up ${i}`)), first);
+    for (let i = 0; i < 5; i++)
+      assert.equal(policy.select(workers, ask(`${SYSTEM}Q: follow-up ${i}`)), first);
   });
 
   void it('sends a miss to the min-load worker, keyed by (load, processed, index)', () => {
@@ -122,9 +123,15 @@ void describe('CacheAwarePolicy', () => {
     const head = Array.from({ length: 90 }, (_, i) => 70_000 + i); // ids above 16 bits
     assert.equal(policy.select(workers, testSelectInfo({ tokens: [...head, 1, 2, 3] }))?.id, 'w0');
     holdLoad(workers[0] as Worker, 1);
-    assert.equal(policy.select(workers, testSelectInfo({ tokens: [...head, 9, 9], text: 'ignored' }))?.id, 'w0');
+    assert.equal(
+      policy.select(workers, testSelectInfo({ tokens: [...head, 9, 9], text: 'ignored' }))?.id,
+      'w0',
+    );
     // Only the first token of 10 matches: a miss.
-    assert.equal(policy.select(workers, testSelectInfo({ tokens: [70_000, ...Array<number>(9).fill(5)] }))?.id, 'w1');
+    assert.equal(
+      policy.select(workers, testSelectInfo({ tokens: [70_000, ...Array<number>(9).fill(5)] }))?.id,
+      'w1',
+    );
     assert.equal(policy.stringTree.totalChars, 0);
     assert.ok(policy.tokenTree.totalChars > 0);
   });

@@ -5,11 +5,18 @@ import type { Worker } from '../../../src/workers/worker.js';
 import { testSelectInfo, testWorker } from '../../helpers/workers.js';
 import { metricValue, openCircuitWorker, testDeps } from './policy-fixtures.js';
 
-function setup(n = 4, seed = 1): { policy: ConsistentHashingPolicy; workers: Worker[]; branch: (b: string) => Promise<number> } {
+function setup(
+  n = 4,
+  seed = 1,
+): { policy: ConsistentHashingPolicy; workers: Worker[]; branch: (b: string) => Promise<number> } {
   const deps = testDeps({}, seed);
   const policy = new ConsistentHashingPolicy(deps.random, deps.metrics);
   const workers = Array.from({ length: n }, (_, i) => testWorker(`w${i}`));
-  return { policy, workers, branch: (b) => metricValue(deps.metrics.consistentHashingBranch, { branch: b }) };
+  return {
+    policy,
+    workers,
+    branch: (b) => metricValue(deps.metrics.consistentHashingBranch, { branch: b }),
+  };
 }
 
 void describe('ConsistentHashingPolicy', () => {
@@ -17,22 +24,30 @@ void describe('ConsistentHashingPolicy', () => {
     const { policy, workers, branch } = setup();
     const first = policy.select(workers, testSelectInfo({ routingKey: 'user-123' }));
     assert.ok(first);
-    for (let i = 0; i < 20; i++) assert.equal(policy.select(workers, testSelectInfo({ routingKey: 'user-123' })), first);
+    for (let i = 0; i < 20; i++)
+      assert.equal(policy.select(workers, testSelectInfo({ routingKey: 'user-123' })), first);
     // The raw header works too, and lands on the same ring position.
-    assert.equal(policy.select(workers, testSelectInfo({ headers: { 'x-smg-routing-key': 'user-123' } })), first);
+    assert.equal(
+      policy.select(workers, testSelectInfo({ headers: { 'x-smg-routing-key': 'user-123' } })),
+      first,
+    );
     assert.equal(await branch('routing_key_hit'), 22);
   });
 
   void it('spreads different keys over all workers', () => {
     const { policy, workers } = setup();
     const seen = new Set<string>();
-    for (let i = 0; i < 400; i++) seen.add(policy.select(workers, testSelectInfo({ routingKey: `k${i}` }))?.id ?? '');
+    for (let i = 0; i < 400; i++)
+      seen.add(policy.select(workers, testSelectInfo({ routingKey: `k${i}` }))?.id ?? '');
     assert.deepEqual([...seen].sort(), ['w0', 'w1', 'w2', 'w3']);
   });
 
   void it('routes x-smg-target-worker to exactly that worker, over any routing key', async () => {
     const { policy, workers, branch } = setup();
-    assert.equal(policy.select(workers, testSelectInfo({ targetWorker: 2, routingKey: 'k' })), workers[2]);
+    assert.equal(
+      policy.select(workers, testSelectInfo({ targetWorker: 2, routingKey: 'k' })),
+      workers[2],
+    );
     assert.equal(await branch('target_worker_hit'), 1);
   });
 
@@ -68,14 +83,22 @@ void describe('ConsistentHashingPolicy', () => {
   });
 
   void it('uses authorization, then x-forwarded-for, then cookie as an implicit key', async () => {
-    assert.equal(implicitKey({ authorization: 'Bearer a', 'x-forwarded-for': '1.2.3.4', cookie: 'c=1' }), 'Bearer a');
+    assert.equal(
+      implicitKey({ authorization: 'Bearer a', 'x-forwarded-for': '1.2.3.4', cookie: 'c=1' }),
+      'Bearer a',
+    );
     assert.equal(implicitKey({ 'x-forwarded-for': '1.2.3.4', cookie: 'c=1' }), '1.2.3.4');
     assert.equal(implicitKey({ cookie: 'c=1' }), 'c=1');
     assert.equal(implicitKey({}), undefined);
     const { policy, workers, branch } = setup();
-    for (const headers of [{ authorization: 'Bearer abc' }, { 'x-forwarded-for': '10.0.0.7' }, { cookie: 'sid=42' }]) {
+    for (const headers of [
+      { authorization: 'Bearer abc' },
+      { 'x-forwarded-for': '10.0.0.7' },
+      { cookie: 'sid=42' },
+    ]) {
       const first = policy.select(workers, testSelectInfo({ headers }));
-      for (let i = 0; i < 10; i++) assert.equal(policy.select(workers, testSelectInfo({ headers })), first);
+      for (let i = 0; i < 10; i++)
+        assert.equal(policy.select(workers, testSelectInfo({ headers })), first);
       // The implicit key is hashed like an explicit one.
       const key = Object.values(headers)[0] as string;
       assert.equal(policy.select(workers, testSelectInfo({ routingKey: key })), first);

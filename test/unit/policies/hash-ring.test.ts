@@ -59,8 +59,14 @@ void describe('HashRing', () => {
     const first = ring.lookup('k', any) as string;
     const second = ring.lookup('k', (m) => m !== first) as string;
     assert.notEqual(second, first);
-    assert.equal(ring.lookup('k', (m) => m === FOUR[3]), FOUR[3]);
-    assert.equal(ring.lookup('k', () => false), undefined);
+    assert.equal(
+      ring.lookup('k', (m) => m === FOUR[3]),
+      FOUR[3],
+    );
+    assert.equal(
+      ring.lookup('k', () => false),
+      undefined,
+    );
   });
 
   void it('answers undefined when empty, and ignores duplicate adds and unknown removes', () => {

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fnv1a64Bytes, fnv1a64Text, fnv1a64Tokens, ringPosition } from '../../../src/policies/hash.js';
+import {
+  fnv1a64Bytes,
+  fnv1a64Text,
+  fnv1a64Tokens,
+  ringPosition,
+} from '../../../src/policies/hash.js';
 
 void describe('fnv1a64', () => {
   void it('matches the published FNV-1a 64 test vectors', () => {

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_LEAST_LOAD_PARAMS, LeastLoadScorer, type LeastLoadParams } from '../../../src/policies/least-load-scorer.js';
+import {
+  DEFAULT_LEAST_LOAD_PARAMS,
+  LeastLoadScorer,
+  type LeastLoadParams,
+} from '../../../src/policies/least-load-scorer.js';
 import { LeastLoadPolicy } from '../../../src/policies/least-load.js';
 import { seededRandom, type Random } from '../../../src/util/random.js';
 import type { Worker } from '../../../src/workers/worker.js';
@@ -10,7 +14,10 @@ import { holdLoad, openCircuitWorker, snapshot } from './policy-fixtures.js';
 /** With next() = 0 the reservoir always replaces, so a tie goes to the last tied worker. */
 const lastOfTies: Random = { next: () => 0 };
 
-function policy(params: Partial<LeastLoadParams> = {}, random: Random = lastOfTies): LeastLoadPolicy {
+function policy(
+  params: Partial<LeastLoadParams> = {},
+  random: Random = lastOfTies,
+): LeastLoadPolicy {
   return new LeastLoadPolicy({ ...DEFAULT_LEAST_LOAD_PARAMS, ...params }, random);
 }
 
@@ -46,7 +53,10 @@ void describe('LeastLoadScorer', () => {
     const [a, b, c] = workers('a', 'b', 'c');
     (b as Worker).loadSnapshot = snapshot(0, { genThroughput: 1000 });
     (c as Worker).loadSnapshot = snapshot(0, { genThroughput: 3000 });
-    assert.deepEqual(scorer.fleet([a as Worker, b as Worker, c as Worker]), { hasLoads: true, nominalThroughput: 2000 });
+    assert.deepEqual(scorer.fleet([a as Worker, b as Worker, c as Worker]), {
+      hasLoads: true,
+      nominalThroughput: 2000,
+    });
     assert.deepEqual(scorer.fleet([a as Worker]), { hasLoads: false, nominalThroughput: 2000 });
   });
 });
@@ -127,7 +137,11 @@ void describe('LeastLoadPolicy', () => {
   });
 
   void it('only considers available workers', () => {
-    const ws = [openCircuitWorker('open'), testWorker('down', { status: 'not_ready' }), testWorker('ok')];
+    const ws = [
+      openCircuitWorker('open'),
+      testWorker('down', { status: 'not_ready' }),
+      testWorker('ok'),
+    ];
     holdLoad(ws[2] as Worker, 10);
     assert.equal(policy().select(ws)?.id, 'ok');
     assert.equal(policy().select(ws.slice(0, 2)), undefined);

@@ -10,11 +10,13 @@ function setup(config: Partial<PolicyConfig> = {}, n = 3, seed = 1) {
   const deps = testDeps({ evictionIntervalSecs: 0, ...config }, seed);
   const policy = new ManualPolicy(deps);
   const workers = Array.from({ length: n }, (_, i) => testWorker(`w${i}`));
-  const branch = (b: string): Promise<number> => metricValue(deps.metrics.manualBranch, { branch: b });
+  const branch = (b: string): Promise<number> =>
+    metricValue(deps.metrics.manualBranch, { branch: b });
   return { policy, workers, deps, branch };
 }
 
-const withKey = (routingKey: string, leg: 'single' | 'prefill' | 'decode' = 'single') => testSelectInfo({ routingKey, leg });
+const withKey = (routingKey: string, leg: 'single' | 'prefill' | 'decode' = 'single') =>
+  testSelectInfo({ routingKey, leg });
 
 function tally(ids: (string | undefined)[]): Map<string, number> {
   const out = new Map<string, number>();
@@ -33,7 +35,9 @@ void describe('ManualPolicy', () => {
 
   void it('assigns new keys at random by default', () => {
     const { policy, workers } = setup({}, 3, 5);
-    const got = tally(Array.from({ length: 3000 }, (_, i) => policy.select(workers, withKey(`k${i}`))?.id));
+    const got = tally(
+      Array.from({ length: 3000 }, (_, i) => policy.select(workers, withKey(`k${i}`))?.id),
+    );
     // Binomial(3000, 1/3): sd ≈ 25.8; 800..1200 is over 7 sd each way.
     assert.equal(got.size, 3);
     for (const [id, n] of got) assert.ok(n > 800 && n < 1200, `${id}: ${n}`);
@@ -41,7 +45,9 @@ void describe('ManualPolicy', () => {
 
   void it('routes a request without a key by the mode and remembers nothing', async () => {
     const { policy, workers, branch } = setup({}, 3, 9);
-    const got = tally(Array.from({ length: 3000 }, () => policy.select(workers, testSelectInfo())?.id));
+    const got = tally(
+      Array.from({ length: 3000 }, () => policy.select(workers, testSelectInfo())?.id),
+    );
     for (const [id, n] of got) assert.ok(n > 800 && n < 1200, `${id}: ${n}`);
     assert.equal(await branch('no_routing_id'), 3000);
     assert.equal(policy.stickyMap.size, 0);
@@ -100,9 +106,12 @@ void describe('ManualPolicy', () => {
 
   void it('min_group balances the number of keys per worker', async () => {
     const { policy, workers, deps } = setup({ assignmentMode: 'min_group' });
-    const got = tally(Array.from({ length: 30 }, (_, i) => policy.select(workers, withKey(`k${i}`))?.id));
+    const got = tally(
+      Array.from({ length: 30 }, (_, i) => policy.select(workers, withKey(`k${i}`))?.id),
+    );
     assert.deepEqual([...got.values()], [10, 10, 10]);
-    for (const w of workers) assert.equal(await metricValue(deps.metrics.routingKeysActive, { worker: w.key }), 10);
+    for (const w of workers)
+      assert.equal(await metricValue(deps.metrics.routingKeysActive, { worker: w.key }), 10);
     assert.equal(await metricValue(deps.metrics.manualCacheEntries), 30);
   });
 
@@ -177,6 +186,7 @@ void describe('ManualPolicy', () => {
     for (let i = 0; i < 5; i++) policy.select(workers, withKey(`k${i}`));
     policy.close();
     assert.equal(await metricValue(deps.metrics.manualCacheEntries), 0);
-    for (const w of workers) assert.equal(await metricValue(deps.metrics.routingKeysActive, { worker: w.key }), 0);
+    for (const w of workers)
+      assert.equal(await metricValue(deps.metrics.routingKeysActive, { worker: w.key }), 0);
   });
 });

@@ -32,10 +32,21 @@ export function fakeClock(start = 0): FakeClock {
 export function snapshot(receivedAt: number, rank: Partial<RankLoad> = {}): WorkerLoadSnapshot {
   return {
     receivedAt,
-    ranks: [{
-      dpRank: 0, runningReqs: 0, waitingReqs: 0, waitingUncachedTokens: 0, usedTokens: 0, maxTotalTokens: 0,
-      tokenUsage: 0, genThroughput: 0, cacheHitRate: 0, maxRunningRequests: 0, ...rank,
-    }],
+    ranks: [
+      {
+        dpRank: 0,
+        runningReqs: 0,
+        waitingReqs: 0,
+        waitingUncachedTokens: 0,
+        usedTokens: 0,
+        maxTotalTokens: 0,
+        tokenUsage: 0,
+        genThroughput: 0,
+        cacheHitRate: 0,
+        maxRunningRequests: 0,
+        ...rank,
+      },
+    ],
   };
 }
 
@@ -45,8 +56,16 @@ export function holdLoad(worker: Worker, n: number): Lease[] {
 }
 
 /** Policy deps with real metrics, a fake clock, a seeded random and SMG CLI defaults. */
-export function testDeps(config: Partial<PolicyConfig> = {}, seed = 1): PolicyDeps & { clock: FakeClock; metrics: GatewayMetrics } {
-  return { random: seededRandom(seed), clock: fakeClock(), metrics: new GatewayMetrics(), config: { ...DEFAULT_POLICY_CONFIG, ...config } };
+export function testDeps(
+  config: Partial<PolicyConfig> = {},
+  seed = 1,
+): PolicyDeps & { clock: FakeClock; metrics: GatewayMetrics } {
+  return {
+    random: seededRandom(seed),
+    clock: fakeClock(),
+    metrics: new GatewayMetrics(),
+    config: { ...DEFAULT_POLICY_CONFIG, ...config },
+  };
 }
 
 interface Readable {
@@ -54,16 +73,25 @@ interface Readable {
 }
 
 /** The value of a metric series (0 when it has not been observed). */
-export async function metricValue(metric: Readable, labels: Record<string, string> = {}): Promise<number> {
+export async function metricValue(
+  metric: Readable,
+  labels: Record<string, string> = {},
+): Promise<number> {
   const { values } = await metric.get();
-  const match = values.find((v) => Object.entries(labels).every(([k, want]) => String(v.labels[k]) === want)
-    && Object.keys(v.labels).length === Object.keys(labels).length);
+  const match = values.find(
+    (v) =>
+      Object.entries(labels).every(([k, want]) => String(v.labels[k]) === want) &&
+      Object.keys(v.labels).length === Object.keys(labels).length,
+  );
   return match?.value ?? 0;
 }
 
 /** A ready worker whose circuit breaker is open (so `isAvailable()` is false, eligibility is not). */
 export function openCircuitWorker(name: string): Worker {
-  const circuit = new CircuitBreaker({ failureThreshold: 1, successThreshold: 1, timeoutMs: 1e12, disabled: false }, fakeClock());
+  const circuit = new CircuitBreaker(
+    { failureThreshold: 1, successThreshold: 1, timeoutMs: 1e12, disabled: false },
+    fakeClock(),
+  );
   circuit.record('failure');
   return testWorker(name, { circuit });
 }

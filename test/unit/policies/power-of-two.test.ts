@@ -45,8 +45,14 @@ void describe('PowerOfTwoPolicy', () => {
     const got = counts(new PowerOfTwoPolicy(seededRandom(21)), ws, 6000);
     // Binomial(6000, 1/3): sd ≈ 36.5; bands are over 8 sd wide.
     assert.equal(got.get('heavy') ?? 0, 0);
-    assert.ok((got.get('mid') ?? 0) > 1700 && (got.get('mid') ?? 0) < 2300, JSON.stringify([...got]));
-    assert.ok((got.get('idle') ?? 0) > 3700 && (got.get('idle') ?? 0) < 4300, JSON.stringify([...got]));
+    assert.ok(
+      (got.get('mid') ?? 0) > 1700 && (got.get('mid') ?? 0) < 2300,
+      JSON.stringify([...got]),
+    );
+    assert.ok(
+      (got.get('idle') ?? 0) > 3700 && (got.get('idle') ?? 0) < 4300,
+      JSON.stringify([...got]),
+    );
   });
 
   void it('scores engine reports with the least_load scorer at default parameters', () => {

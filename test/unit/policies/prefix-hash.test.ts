@@ -6,7 +6,10 @@ import type { Worker } from '../../../src/workers/worker.js';
 import { testSelectInfo, testWorker } from '../../helpers/workers.js';
 import { holdLoad, metricValue, openCircuitWorker, testDeps } from './policy-fixtures.js';
 
-function setup(config: Partial<PolicyConfig> = {}, n = 4): {
+function setup(
+  config: Partial<PolicyConfig> = {},
+  n = 4,
+): {
   policy: PrefixHashPolicy;
   workers: Worker[];
   branch: (b: string) => Promise<number>;
@@ -14,7 +17,11 @@ function setup(config: Partial<PolicyConfig> = {}, n = 4): {
   const deps = testDeps(config);
   const policy = new PrefixHashPolicy(deps.config, deps.metrics);
   const workers = Array.from({ length: n }, (_, i) => testWorker(`w${i}`));
-  return { policy, workers, branch: (b) => metricValue(deps.metrics.prefixHashBranch, { branch: b }) };
+  return {
+    policy,
+    workers,
+    branch: (b) => metricValue(deps.metrics.prefixHashBranch, { branch: b }),
+  };
 }
 
 const LONG_HEAD = 'You are a helpful assistant. '.repeat(40); // 1160 chars, past the 1024-char key
@@ -24,14 +31,19 @@ void describe('PrefixHashPolicy', () => {
     const { policy, workers, branch } = setup();
     const first = policy.select(workers, testSelectInfo({ text: `${LONG_HEAD}question one` }));
     assert.ok(first);
-    for (let i = 0; i < 10; i++) assert.equal(policy.select(workers, testSelectInfo({ text: `${LONG_HEAD}question ${i}` })), first);
+    for (let i = 0; i < 10; i++)
+      assert.equal(
+        policy.select(workers, testSelectInfo({ text: `${LONG_HEAD}question ${i}` })),
+        first,
+      );
     assert.equal(await branch('ring_hit'), 11);
   });
 
   void it('spreads different prefixes over the workers', () => {
     const { policy, workers } = setup({ prefixTokenCount: 4 });
     const seen = new Set<string>();
-    for (let i = 0; i < 400; i++) seen.add(policy.select(workers, testSelectInfo({ text: `doc ${i} body` }))?.id ?? '');
+    for (let i = 0; i < 400; i++)
+      seen.add(policy.select(workers, testSelectInfo({ text: `doc ${i} body` }))?.id ?? '');
     assert.equal(seen.size, 4);
   });
 
@@ -43,20 +55,28 @@ void describe('PrefixHashPolicy', () => {
       const id = policy.select(workers, testSelectInfo({ text: `${head}tail ${i}` }))?.id ?? '';
       groups.set(head, (groups.get(head) ?? new Set()).add(id));
     }
-    for (const [head, ids] of groups) assert.equal(ids.size, 1, `${head} went to ${[...ids].join(',')}`);
+    for (const [head, ids] of groups)
+      assert.equal(ids.size, 1, `${head} went to ${[...ids].join(',')}`);
   });
 
   void it('keys tokens on the first prefixTokenCount ids, ahead of text', () => {
     const { policy, workers } = setup({ prefixTokenCount: 5 });
-    const a = policy.select(workers, testSelectInfo({ tokens: [1, 2, 3, 4, 5, 100, 200], text: 'x' }));
-    const b = policy.select(workers, testSelectInfo({ tokens: [1, 2, 3, 4, 5, 999], text: 'something else' }));
+    const a = policy.select(
+      workers,
+      testSelectInfo({ tokens: [1, 2, 3, 4, 5, 100, 200], text: 'x' }),
+    );
+    const b = policy.select(
+      workers,
+      testSelectInfo({ tokens: [1, 2, 3, 4, 5, 999], text: 'something else' }),
+    );
     assert.ok(a);
     assert.equal(b, a);
   });
 
   void it('lets a routing key override the request content', () => {
     const { policy, workers } = setup();
-    const byKey = (text: string): string | undefined => policy.select(workers, testSelectInfo({ routingKey: 'session-9', text }))?.id;
+    const byKey = (text: string): string | undefined =>
+      policy.select(workers, testSelectInfo({ routingKey: 'session-9', text }))?.id;
     const first = byKey('alpha');
     for (const text of ['beta', 'gamma', LONG_HEAD]) assert.equal(byKey(text), first);
   });
@@ -71,7 +91,10 @@ void describe('PrefixHashPolicy', () => {
 
   void it('keeps the ring target up to the overload bound and walks away past it', async () => {
     // Two workers; the target T holds L, the other 0: avg = (L+1)/2, bound = max(1.25·avg, avg+10).
-    for (const [load, stays] of [[21, true], [22, false]] as const) {
+    for (const [load, stays] of [
+      [21, true],
+      [22, false],
+    ] as const) {
       const { policy, workers, branch } = setup({}, 2);
       const info = testSelectInfo({ text: 'the same prompt' });
       const target = policy.select(workers, info) as Worker;
@@ -98,7 +121,10 @@ void describe('PrefixHashPolicy', () => {
   });
 
   void it('uses the ring target anyway when every worker is over the bound', async () => {
-    const { policy, workers, branch } = setup({ prefixHashLoadFactor: 0.1, prefixHashBalanceAbsThreshold: -100 });
+    const { policy, workers, branch } = setup({
+      prefixHashLoadFactor: 0.1,
+      prefixHashBalanceAbsThreshold: -100,
+    });
     const info = testSelectInfo({ text: 'p' });
     const target = policy.select(workers, info) as Worker;
     for (const w of workers) holdLoad(w, 5);
@@ -107,7 +133,10 @@ void describe('PrefixHashPolicy', () => {
   });
 
   void it('treats every worker as fine when nothing is in flight', () => {
-    const { policy, workers } = setup({ prefixHashLoadFactor: 0.1, prefixHashBalanceAbsThreshold: -100 });
+    const { policy, workers } = setup({
+      prefixHashLoadFactor: 0.1,
+      prefixHashBalanceAbsThreshold: -100,
+    });
     const info = testSelectInfo({ text: 'p' });
     const target = policy.select(workers, info);
     assert.equal(policy.select(workers, info), target);

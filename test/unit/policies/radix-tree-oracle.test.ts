@@ -46,9 +46,12 @@ class Oracle {
 
   match(text: string): { matched: number; tenants: string[] } {
     let best = 0;
-    for (const set of this.strings.values()) for (const s of set) best = Math.max(best, lcp(text, s));
+    for (const set of this.strings.values())
+      for (const s of set) best = Math.max(best, lcp(text, s));
     if (best === 0) return { matched: 0, tenants: [] };
-    const tenants = [...this.strings].filter(([, set]) => [...set].some((s) => lcp(text, s) >= best)).map(([t]) => t);
+    const tenants = [...this.strings]
+      .filter(([, set]) => [...set].some((s) => lcp(text, s) >= best))
+      .map(([t]) => t);
     return { matched: best, tenants: tenants.sort() };
   }
 
@@ -59,7 +62,10 @@ class Oracle {
   chars(tenant: string): number {
     const sorted = [...(this.strings.get(tenant) ?? [])].sort();
     let total = 0;
-    for (let i = 0; i < sorted.length; i++) total += (sorted[i] as string).length - (i > 0 ? lcp(sorted[i] as string, sorted[i - 1] as string) : 0);
+    for (let i = 0; i < sorted.length; i++)
+      total +=
+        (sorted[i] as string).length -
+        (i > 0 ? lcp(sorted[i] as string, sorted[i - 1] as string) : 0);
     return total;
   }
 }
@@ -82,8 +88,12 @@ function inspect(tree: RadixTree): Leaf[] {
     const parent = byPath.get(n.parentPath);
     if (n.parentPath !== '') {
       assert.ok(parent, `node '${n.path}' has no parent node`);
-      assert.ok(parent.childKeys.includes(n.label.charCodeAt(0)), 'children are keyed by first unit');
-      for (const t of n.tenants.keys()) assert.ok(parent.tenants.has(t), `prefix closure broken for ${t} at '${n.path}'`);
+      assert.ok(
+        parent.childKeys.includes(n.label.charCodeAt(0)),
+        'children are keyed by first unit',
+      );
+      for (const t of n.tenants.keys())
+        assert.ok(parent.tenants.has(t), `prefix closure broken for ${t} at '${n.path}'`);
     }
     let set = childTenants.get(n.parentPath);
     if (!set) childTenants.set(n.parentPath, (set = new Set()));
@@ -92,7 +102,8 @@ function inspect(tree: RadixTree): Leaf[] {
   const leaves: Leaf[] = [];
   for (const n of nodes) {
     for (const [tenant, at] of n.tenants) {
-      if (!childTenants.get(n.path)?.has(tenant)) leaves.push({ id: `${tenant}\u0000${n.path}`, tenant, path: n.path, at });
+      if (!childTenants.get(n.path)?.has(tenant))
+        leaves.push({ id: `${tenant}\u0000${n.path}`, tenant, path: n.path, at });
     }
   }
   return leaves;
@@ -112,14 +123,20 @@ function checkChars(tree: RadixTree, oracle: Oracle): void {
  * `long` uses prompt-sized strings (hundreds of units), so edges are long enough for the tree's
  * block-wise comparison; short strings exercise the unit-by-unit path and dense branching.
  */
-function run(seed: number, operations: number, long = false): { inserts: number; matches: number; evictions: number; removals: number } {
+function run(
+  seed: number,
+  operations: number,
+  long = false,
+): { inserts: number; matches: number; evictions: number; removals: number } {
   const random = seededRandom(seed);
   const clock = fakeClock();
   const tree = new RadixTree(clock);
   const oracle = new Oracle();
   const maxExtra = long ? 160 : 8;
   const baseParts = long ? 40 : 3;
-  const bases = Array.from({ length: 6 }, () => Array.from({ length: baseParts }, () => randomText(random, [''])).join(''));
+  const bases = Array.from({ length: 6 }, () =>
+    Array.from({ length: baseParts }, () => randomText(random, [''])).join(''),
+  );
   const text = (): string => randomText(random, bases, maxExtra);
   const stats = { inserts: 0, matches: 0, evictions: 0, removals: 0 };
 
@@ -146,7 +163,11 @@ function run(seed: number, operations: number, long = false): { inserts: number;
       const got = tree.match(probe);
       const want = oracle.match(probe);
       assert.equal(got.matched, want.matched, `match of '${probe}' at op ${op}`);
-      assert.deepEqual([...(got.tenants?.keys() ?? [])].sort(), want.tenants, `tenants of '${probe}' at op ${op}`);
+      assert.deepEqual(
+        [...(got.tenants?.keys() ?? [])].sort(),
+        want.tenants,
+        `tenants of '${probe}' at op ${op}`,
+      );
       stats.matches++;
     } else if (roll < 0.96) {
       const before = inspect(tree);
@@ -160,7 +181,10 @@ function run(seed: number, operations: number, long = false): { inserts: number;
       const gone = before.filter((l) => !remaining.has(l.id));
       const newestGone = Math.max(...gone.map((l) => l.at));
       const oldestKept = Math.min(...after.map((l) => l.at));
-      assert.ok(gone.length === 0 || after.length === 0 || newestGone <= oldestKept, `LRU order: evicted t=${newestGone} but kept t=${oldestKept}`);
+      assert.ok(
+        gone.length === 0 || after.length === 0 || newestGone <= oldestKept,
+        `LRU order: evicted t=${newestGone} but kept t=${oldestKept}`,
+      );
       // Re-read the model: what a tenant still owns is exactly the paths of its leaves.
       oracle.strings.clear();
       for (const leaf of after) oracle.insert(leaf.path, leaf.tenant);
@@ -193,7 +217,10 @@ void describe('RadixTree against a brute-force oracle', () => {
   for (const seed of [7, 8]) {
     void it(`agrees on prompt-sized strings over 2000 random operations (seed ${seed})`, () => {
       const stats = run(seed, 2000, true);
-      assert.ok(stats.inserts > 700 && stats.matches > 700 && stats.evictions > 30, JSON.stringify(stats));
+      assert.ok(
+        stats.inserts > 700 && stats.matches > 700 && stats.evictions > 30,
+        JSON.stringify(stats),
+      );
     });
   }
 });

@@ -15,7 +15,10 @@ void describe('createPolicy', () => {
         const workers = [testWorker('a'), testWorker('b')];
         const chosen = policy.select(workers, testSelectInfo({ text: 'hello', routingKey: 'k' }));
         assert.ok(chosen && workers.includes(chosen));
-        assert.equal(policy.select([testWorker('x', { status: 'not_ready' })], testSelectInfo()), undefined);
+        assert.equal(
+          policy.select([testWorker('x', { status: 'not_ready' })], testSelectInfo()),
+          undefined,
+        );
       } finally {
         policy.close?.();
       }

@@ -34,8 +34,10 @@ function setup(config: Partial<PolicyConfig> = {}) {
   const inner = new RecordingPolicy();
   const policy = new StickyOverridePolicy(inner, deps);
   const workers = ['w0', 'w1', 'w2'].map((n) => testWorker(n));
-  const source = (s: string): Promise<number> => metricValue(deps.metrics.routingKeySource, { source: s });
-  const branch = (b: string): Promise<number> => metricValue(deps.metrics.manualBranch, { branch: b });
+  const source = (s: string): Promise<number> =>
+    metricValue(deps.metrics.routingKeySource, { source: s });
+  const branch = (b: string): Promise<number> =>
+    metricValue(deps.metrics.manualBranch, { branch: b });
   return { policy, inner, workers, source, branch };
 }
 
@@ -57,7 +59,8 @@ void describe('StickyOverridePolicy', () => {
     const { policy, inner, workers, source, branch } = setup();
     const first = policy.select(workers, testSelectInfo({ rid: 'conv_t1' }));
     assert.equal(first?.id, 'w0');
-    for (const rid of ['conv_t2', 'conv_t2_r1', 'conv_t3', 'conv']) assert.equal(policy.select(workers, testSelectInfo({ rid })), first);
+    for (const rid of ['conv_t2', 'conv_t2_r1', 'conv_t3', 'conv'])
+      assert.equal(policy.select(workers, testSelectInfo({ rid })), first);
     assert.equal(inner.calls, 1); // round_robin alone would have rotated
     assert.equal(await source('rid'), 5);
     assert.equal(await branch('vacant'), 1);
@@ -108,7 +111,10 @@ void describe('StickyOverridePolicy', () => {
 
   void it('assigns by an explicit mode instead of delegating', () => {
     const { policy, inner, workers } = setup({ assignmentMode: 'min_group' });
-    const ids = Array.from({ length: 9 }, (_, i) => policy.select(workers, testSelectInfo({ rid: `c${i}` }))?.id);
+    const ids = Array.from(
+      { length: 9 },
+      (_, i) => policy.select(workers, testSelectInfo({ rid: `c${i}` }))?.id,
+    );
     assert.equal(inner.calls, 0);
     assert.deepEqual(ids.sort(), ['w0', 'w0', 'w0', 'w1', 'w1', 'w1', 'w2', 'w2', 'w2']);
   });

@@ -1,14 +1,28 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
-import { backoffMs, executeWithRetry, type AttemptResult, type RetryConfig } from '../../../src/routing/retry.js';
+import {
+  backoffMs,
+  executeWithRetry,
+  type AttemptResult,
+  type RetryConfig,
+} from '../../../src/routing/retry.js';
 import { seededRandom } from '../../../src/util/random.js';
 
-const cfg: RetryConfig = { maxAttempts: 5, initialBackoffMs: 50, maxBackoffMs: 30_000, multiplier: 1.5, jitter: 0 };
+const cfg: RetryConfig = {
+  maxAttempts: 5,
+  initialBackoffMs: 50,
+  maxBackoffMs: 30_000,
+  multiplier: 1.5,
+  jitter: 0,
+};
 
 test('backoff follows min(initial * multiplier^i, max): 50, 75, 112.5, 168.75', () => {
   const r = seededRandom(1);
-  assert.deepEqual([0, 1, 2, 3].map((i) => backoffMs(i, cfg, r)), [50, 75, 112.5, 168.75]);
+  assert.deepEqual(
+    [0, 1, 2, 3].map((i) => backoffMs(i, cfg, r)),
+    [50, 75, 112.5, 168.75],
+  );
   assert.equal(backoffMs(40, cfg, r), 30_000);
 });
 
@@ -20,17 +34,30 @@ test('jitter stays within ±j of the base', () => {
   }
 });
 
-const retry = (reason: string): AttemptResult => ({ kind: 'retry', reason, error: new GatewayError('call_upstream_connection_failed', reason) });
+const retry = (reason: string): AttemptResult => ({
+  kind: 'retry',
+  reason,
+  error: new GatewayError('call_upstream_connection_failed', reason),
+});
 const hooks = () => {
   const seen = { retries: 0, exhausted: 0 };
-  return { seen, hooks: { onRetry: () => void seen.retries++, onExhausted: () => void seen.exhausted++ } };
+  return {
+    seen,
+    hooks: { onRetry: () => void seen.retries++, onExhausted: () => void seen.exhausted++ },
+  };
 };
 
 test('max attempts counts every send; the last error is thrown', async () => {
   const { seen, hooks: h } = hooks();
   let calls = 0;
   await assert.rejects(
-    executeWithRetry(async () => (calls++, retry('x')), { ...cfg, initialBackoffMs: 0 }, seededRandom(1), new AbortController().signal, h),
+    executeWithRetry(
+      async () => (calls++, retry('x')),
+      { ...cfg, initialBackoffMs: 0 },
+      seededRandom(1),
+      new AbortController().signal,
+      h,
+    ),
     /x/,
   );
   assert.equal(calls, 5);
@@ -40,7 +67,13 @@ test('max attempts counts every send; the last error is thrown', async () => {
 test('stops at the first done; isLast is true only on the last attempt', async () => {
   const lasts: boolean[] = [];
   const { hooks: h } = hooks();
-  await executeWithRetry(async (i, isLast) => (lasts.push(isLast), i < 2 ? retry('x') : { kind: 'done' }), { ...cfg, maxAttempts: 3, initialBackoffMs: 0 }, seededRandom(1), new AbortController().signal, h);
+  await executeWithRetry(
+    async (i, isLast) => (lasts.push(isLast), i < 2 ? retry('x') : { kind: 'done' }),
+    { ...cfg, maxAttempts: 3, initialBackoffMs: 0 },
+    seededRandom(1),
+    new AbortController().signal,
+    h,
+  );
   assert.deepEqual(lasts, [false, false, true]);
 });
 
@@ -48,7 +81,13 @@ test('a client abort during backoff ends the loop', async () => {
   const ac = new AbortController();
   const { hooks: h } = hooks();
   let calls = 0;
-  const run = executeWithRetry(async () => (calls++, retry('y')), { ...cfg, initialBackoffMs: 60_000 }, seededRandom(1), ac.signal, h);
+  const run = executeWithRetry(
+    async () => (calls++, retry('y')),
+    { ...cfg, initialBackoffMs: 60_000 },
+    seededRandom(1),
+    ac.signal,
+    h,
+  );
   ac.abort();
   await assert.rejects(run, /y/);
   assert.equal(calls, 1);

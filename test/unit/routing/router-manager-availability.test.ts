@@ -20,7 +20,10 @@ describe('router manager availability', () => {
   it('stops counting a worker whose circuit opens, and counts it again once it half-opens', () => {
     const clock = new FakeClock();
     const h = harness();
-    const circuit = new CircuitBreaker({ failureThreshold: 1, successThreshold: 1, timeoutMs: 30_000, disabled: false }, clock);
+    const circuit = new CircuitBreaker(
+      { failureThreshold: 1, successThreshold: 1, timeoutMs: 30_000, disabled: false },
+      clock,
+    );
     h.add('prefill', 1, 'm', { circuit });
     h.add('decode', 1);
     h.add('regular', 2);
@@ -78,7 +81,10 @@ describe('router manager availability', () => {
     h.add('regular', 1);
     const generate: RequestShape = { endpoint: 'generate', model: 'unknown' };
     assertRejects(() => h.manager.choose(ctxFor(generate)), 400, 'missing_model');
-    assert.equal(h.manager.choose(ctxFor({ endpoint: 'generate', model: 'm' })).router.type, 'http-regular');
+    assert.equal(
+      h.manager.choose(ctxFor({ endpoint: 'generate', model: 'm' })).router.type,
+      'http-regular',
+    );
   });
 
   it('weighs all workers for a chat request without a model (SMG: every worker)', () => {

@@ -22,16 +22,19 @@ describe('router manager endpoints', () => {
     assert.ok(h.pdShare(1000, { endpoint: 'chat' }) > 900, 'chat still goes mostly to PD');
   });
 
-  it('answers 404 to an endpoint that only the model\'s absent workers could serve', () => {
+  it("answers 404 to an endpoint that only the model's absent workers could serve", () => {
     const h = harness();
     h.add('prefill', 1);
     h.add('decode', 1);
-    assert.throws(() => h.manager.choose(ctxFor({ endpoint: 'embeddings' })), (err: unknown) => {
-      assert.ok(err instanceof GatewayError);
-      assert.equal(err.code, 'model_not_found');
-      assert.match(err.message, /embeddings/);
-      return true;
-    });
+    assert.throws(
+      () => h.manager.choose(ctxFor({ endpoint: 'embeddings' })),
+      (err: unknown) => {
+        assert.ok(err instanceof GatewayError);
+        assert.equal(err.code, 'model_not_found');
+        assert.match(err.message, /embeddings/);
+        return true;
+      },
+    );
   });
 
   it('asks a router that says what it supports', () => {
@@ -41,8 +44,15 @@ describe('router manager endpoints', () => {
     h.add('prefill', 1);
     h.add('decode', 1);
     h.add('regular', 8);
-    assert.equal(h.pdShare(500, { endpoint: 'responses' }), 500, 'responses only to the router that takes them');
-    assert.ok(h.pdShare(500, { endpoint: 'embeddings' }) > 0, 'the override replaces the default table');
+    assert.equal(
+      h.pdShare(500, { endpoint: 'responses' }),
+      500,
+      'responses only to the router that takes them',
+    );
+    assert.ok(
+      h.pdShare(500, { endpoint: 'embeddings' }) > 0,
+      'the override replaces the default table',
+    );
   });
 
   it('leaves PD workers idle when no PD router is registered', () => {
@@ -52,7 +62,10 @@ describe('router manager endpoints', () => {
     h.add('regular', 1);
     assert.equal(h.pdShare(1000), 0);
     h.registry.remove(h.registry.ofType('regular')[0]?.id ?? '');
-    assert.throws(() => h.manager.choose(ctxFor()), (err: unknown) => err instanceof GatewayError && err.code === 'model_not_found');
+    assert.throws(
+      () => h.manager.choose(ctxFor()),
+      (err: unknown) => err instanceof GatewayError && err.code === 'model_not_found',
+    );
   });
 
   it('routes the request through the chosen router and counts the choice under its type', async () => {
@@ -67,12 +80,16 @@ describe('router manager endpoints', () => {
   });
 
   it('refuses two routers of one type', () => {
-    assert.throws(() => new RouterManager({
-      registry: new WorkerRegistry(new GatewayMetrics()),
-      regular: new FakeRouter('http-regular'),
-      pd: new FakeRouter('http-regular'),
-      weightMode: 'paired',
-      random: seededRandom(1),
-    }), /Two routers of type http-regular/);
+    assert.throws(
+      () =>
+        new RouterManager({
+          registry: new WorkerRegistry(new GatewayMetrics()),
+          regular: new FakeRouter('http-regular'),
+          pd: new FakeRouter('http-regular'),
+          weightMode: 'paired',
+          random: seededRandom(1),
+        }),
+      /Two routers of type http-regular/,
+    );
   });
 });

@@ -16,7 +16,10 @@ export class FakeRouter implements ManagedRouter {
   readonly routed: RequestContext[] = [];
   readonly supports: ((endpoint: Endpoint) => boolean) | undefined;
 
-  constructor(readonly type: RouterType, supports?: (endpoint: Endpoint) => boolean) {
+  constructor(
+    readonly type: RouterType,
+    supports?: (endpoint: Endpoint) => boolean,
+  ) {
     this.supports = supports;
   }
 
@@ -69,7 +72,9 @@ export interface Harness {
 
 let serial = 0;
 
-export function harness(opts: { mode?: PdWeightMode; seed?: number; pd?: FakeRouter | null; regular?: FakeRouter } = {}): Harness {
+export function harness(
+  opts: { mode?: PdWeightMode; seed?: number; pd?: FakeRouter | null; regular?: FakeRouter } = {},
+): Harness {
   const registry = new WorkerRegistry(new GatewayMetrics());
   const regular = opts.regular ?? new FakeRouter('http-regular');
   const pd = opts.pd ?? new FakeRouter('http-pd');
@@ -87,7 +92,12 @@ export function harness(opts: { mode?: PdWeightMode; seed?: number; pd?: FakeRou
     },
   });
   return {
-    registry, manager, regular, pd, choices, weights,
+    registry,
+    manager,
+    regular,
+    pd,
+    choices,
+    weights,
     add(type, n, model = 'm', init = {}) {
       return Array.from({ length: n }, () => {
         const name = `${type}-${++serial}`;
@@ -111,5 +121,8 @@ export function assertShare(hits: number, n: number, p: number, what: string): v
   const sigma = Math.sqrt(n * p * (1 - p));
   const lo = n * p - 6 * sigma;
   const hi = n * p + 6 * sigma;
-  assert.ok(hits >= lo && hits <= hi, `${what}: ${hits}/${n} outside [${lo.toFixed(0)}, ${hi.toFixed(0)}] (p=${p})`);
+  assert.ok(
+    hits >= lo && hits <= hi,
+    `${what}: ${hits}/${n} outside [${lo.toFixed(0)}, ${hi.toFixed(0)}] (p=${p})`,
+  );
 }

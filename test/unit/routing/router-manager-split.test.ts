@@ -76,7 +76,10 @@ describe('router manager split', () => {
   it('counts workers that announce no model for every model', () => {
     const h = harness();
     h.add('regular', 2, 'm');
-    const wildcard = [...h.add('prefill', 1, 'x', { models: [] }), ...h.add('decode', 1, 'x', { models: [] })];
+    const wildcard = [
+      ...h.add('prefill', 1, 'x', { models: [] }),
+      ...h.add('decode', 1, 'x', { models: [] }),
+    ];
     assert.ok(wildcard.every((w) => w.servesAnyModel));
     assert.deepEqual(h.manager.weightsFor('m'), { 'http-pd': 2, 'http-regular': 2 });
   });
@@ -93,7 +96,10 @@ describe('router manager split', () => {
 
     h.add('regular', 1);
     h.manager.choose(ctxFor());
-    assert.deepEqual(h.weights.at(-1), { model: 'm', weights: { 'http-pd': 2, 'http-regular': 3 } });
+    assert.deepEqual(h.weights.at(-1), {
+      model: 'm',
+      weights: { 'http-pd': 2, 'http-regular': 3 },
+    });
     assert.equal(h.weights.length, 2);
   });
 
@@ -113,6 +119,10 @@ describe('router manager split', () => {
     ]);
     h.weights.length = 0;
     h.manager.reportWeights();
-    assert.deepEqual(h.weights.map((w) => w.model), ['kept'], 'a gone model is zeroed once, then forgotten');
+    assert.deepEqual(
+      h.weights.map((w) => w.model),
+      ['kept'],
+      'a gone model is zeroed once, then forgotten',
+    );
   });
 });

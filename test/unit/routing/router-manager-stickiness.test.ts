@@ -47,7 +47,8 @@ describe('router manager stickiness', () => {
     const [decode] = h.add('decode', 1);
     const grown = poolsByKey(h);
     for (const [key, pool] of before) {
-      if (pool === 'http-pd') assert.equal(grown.get(key), 'http-pd', `${key} left PD when PD grew`);
+      if (pool === 'http-pd')
+        assert.equal(grown.get(key), 'http-pd', `${key} left PD when PD grew`);
     }
     // PD went from 2/8 to 4/10 of the traffic: about 15 % of keys move, not a reshuffle.
     assertShare(pdCount(grown) - pdCount(before), KEYS.length, 0.4 - 0.25, 'keys moved to PD');
@@ -63,9 +64,12 @@ describe('router manager stickiness', () => {
     const [prefill] = h.add('prefill', 1);
     h.add('decode', 1);
     h.add('regular', 1);
-    const onPd = KEYS.filter((k) => h.manager.choose(ctxFor({ routingKey: k })).router.type === 'http-pd');
+    const onPd = KEYS.filter(
+      (k) => h.manager.choose(ctxFor({ routingKey: k })).router.type === 'http-pd',
+    );
     assert.ok(onPd.length > 0 && prefill);
     h.registry.setStatus(prefill, 'not_ready');
-    for (const k of onPd) assert.equal(h.manager.choose(ctxFor({ routingKey: k })).router.type, 'http-regular');
+    for (const k of onPd)
+      assert.equal(h.manager.choose(ctxFor({ routingKey: k })).router.type, 'http-regular');
   });
 });

@@ -37,11 +37,17 @@ describe('pdWeight', () => {
 
 describe('routerWeights', () => {
   it('weighs 2 prefill + 2 decode + 6 regular as PD 4, regular 6', () => {
-    assert.deepEqual(routerWeights({ prefill: 2, decode: 2, regular: 6 }, 'paired'), { 'http-pd': 4, 'http-regular': 6 });
+    assert.deepEqual(routerWeights({ prefill: 2, decode: 2, regular: 6 }, 'paired'), {
+      'http-pd': 4,
+      'http-regular': 6,
+    });
   });
 
   it('gives a lone prefill worker no PD weight', () => {
-    assert.deepEqual(routerWeights({ prefill: 1, decode: 0, regular: 3 }, 'sum'), { 'http-pd': 0, 'http-regular': 3 });
+    assert.deepEqual(routerWeights({ prefill: 1, decode: 0, regular: 3 }, 'sum'), {
+      'http-pd': 0,
+      'http-regular': 3,
+    });
   });
 });
 
@@ -71,14 +77,18 @@ describe('pickWeighted', () => {
 
   it('returns undefined when nothing eligible has weight', () => {
     assert.equal(pickWeighted({ 'http-pd': 0, 'http-regular': 0 }, all, 0.5), undefined);
-    assert.equal(pickWeighted({ 'http-pd': 2, 'http-regular': 0 }, (t) => t === 'http-regular', 0.5), undefined);
+    assert.equal(
+      pickWeighted({ 'http-pd': 2, 'http-regular': 0 }, (t) => t === 'http-regular', 0.5),
+      undefined,
+    );
   });
 
   it('splits in proportion to the weights over many draws', () => {
     const random = seededRandom(7);
     const n = 10_000;
     let pd = 0;
-    for (let i = 0; i < n; i++) if (pickWeighted(weights, all, random.next()) === 'http-pd') pd += 1;
+    for (let i = 0; i < n; i++)
+      if (pickWeighted(weights, all, random.next()) === 'http-pd') pd += 1;
     assertShare(pd, n, 0.4, 'PD share');
   });
 });
@@ -87,8 +97,16 @@ describe('defaultSupports', () => {
   it('keeps embeddings and rerank off the PD router and everything on the regular router', () => {
     assert.equal(defaultSupports('http-pd', 'embeddings'), false);
     assert.equal(defaultSupports('http-pd', 'rerank'), false);
-    for (const e of ['chat', 'completion', 'generate', 'responses'] as const) assert.equal(defaultSupports('http-pd', e), true);
-    for (const e of ['chat', 'completion', 'generate', 'responses', 'embeddings', 'rerank'] as const) {
+    for (const e of ['chat', 'completion', 'generate', 'responses'] as const)
+      assert.equal(defaultSupports('http-pd', e), true);
+    for (const e of [
+      'chat',
+      'completion',
+      'generate',
+      'responses',
+      'embeddings',
+      'rerank',
+    ] as const) {
       assert.equal(defaultSupports('http-regular', e), true);
     }
   });

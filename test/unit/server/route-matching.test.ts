@@ -6,7 +6,9 @@ test('exact routes, parameter routes, 405 and 404', () => {
   const chat = matchRoute('POST', '/v1/chat/completions');
   assert.equal(chat.kind, 'route');
   const byId = matchRoute('DELETE', '/workers/abc-1');
-  assert.ok(byId.kind === 'route' && byId.param === 'abc-1' && byId.route.label === '/workers/{worker_id}');
+  assert.ok(
+    byId.kind === 'route' && byId.param === 'abc-1' && byId.route.label === '/workers/{worker_id}',
+  );
   const wrong = matchRoute('GET', '/v1/chat/completions');
   assert.ok(wrong.kind === 'method_not_allowed' && wrong.allowed.join() === 'POST');
   const list = matchRoute('DELETE', '/workers');

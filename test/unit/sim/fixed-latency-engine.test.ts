@@ -113,7 +113,10 @@ void describe('RateMeter', () => {
     engine.submit({ promptTokens: 5, choices: 1, maxTokens: 3 }, b);
     engine.submit({ promptTokens: 7, choices: 1, maxTokens: 3 }, c);
     const load = engine.load();
-    assert.deepEqual([load.running, load.waiting, load.waitingUncachedTokens, load.usedTokens], [2, 1, 7, 10]);
+    assert.deepEqual(
+      [load.running, load.waiting, load.waitingUncachedTokens, load.usedTokens],
+      [2, 1, 7, 10],
+    );
     await Promise.all([a.done, b.done, c.done]);
     assert.deepEqual(c.steps, [0, 1, 2]);
     assert.ok(order.indexOf('c first token') > order.indexOf('a finished'), order.join(', '));

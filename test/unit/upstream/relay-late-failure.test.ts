@@ -10,7 +10,12 @@ import { midStreamGatewayError } from '../../../src/upstream/errors.js';
 import { relaySseRewritten } from '../../../src/upstream/sse-rewrite.js';
 
 const servers: Server[] = [];
-after(() => servers.forEach((s) => { s.closeAllConnections(); s.close(); }));
+after(() =>
+  servers.forEach((s) => {
+    s.closeAllConnections();
+    s.close();
+  }),
+);
 
 async function listen(server: Server): Promise<string> {
   servers.push(server);
@@ -20,10 +25,12 @@ async function listen(server: Server): Promise<string> {
 
 /** An upstream that sends an SSE head and one event, then drops the connection. */
 async function dyingUpstream(): Promise<string> {
-  return listen(createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write('data: {"n":1}\n\n', () => setTimeout(() => res.socket?.destroy(), 10));
-  }));
+  return listen(
+    createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"n":1}\n\n', () => setTimeout(() => res.socket?.destroy(), 10));
+    }),
+  );
 }
 
 for (const [name, relay] of [
@@ -32,17 +39,20 @@ for (const [name, relay] of [
 ] as const) {
   test(`${name}: a body that already failed is answered with an error`, async () => {
     const upstreamUrl = await dyingUpstream();
-    const front = await listen(createServer((_req, res) => {
-      void (async () => {
-        const upstream = await request(upstreamUrl);
-        // Let the upstream die while nobody reads the body.
-        await new Promise((r) => setTimeout(r, 150));
-        assert.ok(upstream.body.destroyed, 'the body failed before the relay');
-        const midStreamError = (cause: unknown) => midStreamGatewayError(cause, upstreamUrl);
-        if (relay === 'plain') await relayResponse(upstream, res, { headers: {}, midStreamError });
-        else await relaySseRewritten(upstream, res, {}, (e) => e, midStreamError);
-      })();
-    }));
+    const front = await listen(
+      createServer((_req, res) => {
+        void (async () => {
+          const upstream = await request(upstreamUrl);
+          // Let the upstream die while nobody reads the body.
+          await new Promise((r) => setTimeout(r, 150));
+          assert.ok(upstream.body.destroyed, 'the body failed before the relay');
+          const midStreamError = (cause: unknown) => midStreamGatewayError(cause, upstreamUrl);
+          if (relay === 'plain')
+            await relayResponse(upstream, res, { headers: {}, midStreamError });
+          else await relaySseRewritten(upstream, res, {}, (e) => e, midStreamError);
+        })();
+      }),
+    );
     const res = await fetch(front, { signal: AbortSignal.timeout(5000) });
     assert.equal(res.status, 502);
     assert.equal(res.headers.get('x-smg-error-code'), 'upstream_stream_failed');

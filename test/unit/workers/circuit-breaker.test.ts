@@ -1,14 +1,25 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CircuitBreaker, outcomeForStatus, type CircuitState } from '../../../src/workers/circuit-breaker.js';
+import {
+  CircuitBreaker,
+  outcomeForStatus,
+  type CircuitState,
+} from '../../../src/workers/circuit-breaker.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 
-function breaker(clock = new FakeClock(), disabled = false): { cb: CircuitBreaker; clock: FakeClock; transitions: string[] } {
+function breaker(
+  clock = new FakeClock(),
+  disabled = false,
+): { cb: CircuitBreaker; clock: FakeClock; transitions: string[] } {
   const transitions: string[] = [];
-  const cb = new CircuitBreaker({ failureThreshold: 3, successThreshold: 2, timeoutMs: 1000, disabled }, clock, {
-    transition: (from: CircuitState, to: CircuitState) => transitions.push(`${from}->${to}`),
-    outcome: () => undefined,
-  });
+  const cb = new CircuitBreaker(
+    { failureThreshold: 3, successThreshold: 2, timeoutMs: 1000, disabled },
+    clock,
+    {
+      transition: (from: CircuitState, to: CircuitState) => transitions.push(`${from}->${to}`),
+      outcome: () => undefined,
+    },
+  );
   return { cb, clock, transitions };
 }
 

@@ -80,14 +80,23 @@ void describe('parseWorkerUrl: refusals', () => {
   });
 
   void it('refuses an upper-case scheme, as SMG (its registry keys the URL as typed)', () => {
-    assert.match(refusal('HTTP://127.0.0.1:8000'), /scheme must be lower-case \(http:\/\/\), as SMG requires/);
+    assert.match(
+      refusal('HTTP://127.0.0.1:8000'),
+      /scheme must be lower-case \(http:\/\/\), as SMG requires/,
+    );
     assert.match(refusal('Https://h'), /lower-case \(https:\/\/\)/);
   });
 
   void it('refuses gRPC and ipc workers as not supported yet, not as a bad scheme', () => {
-    assert.match(refusal('grpc://127.0.0.1:50051'), /^gRPC workers \(grpc:\/\/, grpcs:\/\/\) are not supported yet/);
+    assert.match(
+      refusal('grpc://127.0.0.1:50051'),
+      /^gRPC workers \(grpc:\/\/, grpcs:\/\/\) are not supported yet/,
+    );
     assert.match(refusal('grpcs://h:443'), /^gRPC workers .* not supported yet/);
-    assert.match(refusal('ipc:///tmp/engine.sock'), /^ipc:\/\/ \(ZMQ\) workers are not supported yet/);
+    assert.match(
+      refusal('ipc:///tmp/engine.sock'),
+      /^ipc:\/\/ \(ZMQ\) workers are not supported yet/,
+    );
   });
 
   void it('refuses non-http schemes and hostless URLs', () => {
