@@ -19,7 +19,10 @@ const only = process.argv.slice(2);
 const files = only.length > 0 ? only : findTests('test').sort();
 
 // promtool (Debian's prometheus package) checks the metrics exposition format.
-const promtool = spawnSync('bash', ['scripts/ensure-promtool.sh'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+const promtool = spawnSync('bash', ['scripts/ensure-promtool.sh'], {
+  encoding: 'utf8',
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 if (promtool.status === 0) process.env.PROMTOOL = promtool.stdout.trim();
 
 const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });

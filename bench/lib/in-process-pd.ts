@@ -8,15 +8,33 @@ import { startGateway, type Gateway } from '../../src/server/gateway.js';
 import type { SimWorker } from '../../src/sim/index.js';
 
 /** Starts a `--pd-disaggregation` gateway on loopback and resolves once every worker is ready. */
-export async function startPdGateway(prefills: readonly SimWorker[], decodes: readonly SimWorker[], flags: readonly string[]): Promise<Gateway> {
-  const config = buildConfig(parseFlags([
-    '--host', '127.0.0.1', '--port', '0', '--prometheus-host', '127.0.0.1', '--prometheus-port', '0', '--pd-disaggregation',
-    ...prefills.flatMap((p) => ['--prefill', p.url, String(p.bootstrapPort ?? 'none')]),
-    ...decodes.flatMap((d) => ['--decode', d.url]),
-    ...flags,
-  ], GATEWAY_FLAGS));
+export async function startPdGateway(
+  prefills: readonly SimWorker[],
+  decodes: readonly SimWorker[],
+  flags: readonly string[],
+): Promise<Gateway> {
+  const config = buildConfig(
+    parseFlags(
+      [
+        '--host',
+        '127.0.0.1',
+        '--port',
+        '0',
+        '--prometheus-host',
+        '127.0.0.1',
+        '--prometheus-port',
+        '0',
+        '--pd-disaggregation',
+        ...prefills.flatMap((p) => ['--prefill', p.url, String(p.bootstrapPort ?? 'none')]),
+        ...decodes.flatMap((d) => ['--decode', d.url]),
+        ...flags,
+      ],
+      GATEWAY_FLAGS,
+    ),
+  );
   const gateway = await startGateway(config, { logger: silentLogger() });
   const total = prefills.length + decodes.length;
-  while (gateway.app.registry.all().filter((w) => w.isHealthy).length < total) await new Promise((r) => setTimeout(r, 20));
+  while (gateway.app.registry.all().filter((w) => w.isHealthy).length < total)
+    await new Promise((r) => setTimeout(r, 20));
   return gateway;
 }

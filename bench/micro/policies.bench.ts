@@ -21,7 +21,18 @@ const random = seededRandom(2024);
 const clock = { now: (): number => performance.now() };
 
 function words(n: number): string {
-  const vocab = ['the', 'model', 'cache', 'prefix', 'worker', 'route', 'token', 'gateway', 'request', 'answer'];
+  const vocab = [
+    'the',
+    'model',
+    'cache',
+    'prefix',
+    'worker',
+    'route',
+    'token',
+    'gateway',
+    'request',
+    'answer',
+  ];
   let out = '';
   for (let i = 0; i < n; i++) out += `${vocab[Math.floor(random.next() * vocab.length)] ?? ''} `;
   return out;
@@ -30,7 +41,10 @@ function words(n: number): string {
 /** `count` prompts: one of `systems` shared system prompts, then a unique tail. */
 function prompts(count: number, systemChars: number, tailChars: number, systems = 4): string[] {
   const heads = Array.from({ length: systems }, () => words(systemChars / 6).slice(0, systemChars));
-  return Array.from({ length: count }, (_, i) => `${heads[i % systems] ?? ''}${words(tailChars / 6).slice(0, tailChars)}`);
+  return Array.from(
+    { length: count },
+    (_, i) => `${heads[i % systems] ?? ''}${words(tailChars / 6).slice(0, tailChars)}`,
+  );
 }
 
 const SHORT = prompts(2048, 64, 48); // ~112 chars
@@ -44,13 +58,20 @@ function filledTree(pool: readonly string[], tenants: number): RadixTree {
 
 group('radix tree (8 tenants)', () => {
   summary(() => {
-    for (const [label, pool] of [['short', SHORT], ['4KB', LONG]] as const) {
+    for (const [label, pool] of [
+      ['short', SHORT],
+      ['4KB', LONG],
+    ] as const) {
       const tree = filledTree(pool, 8);
       let i = 0;
       bench(`match ${label}`, () => do_not_optimize(tree.match(pool[i++ % pool.length] ?? '')));
-      bench(`insert ${label} (known prefix, refresh)`, () => tree.insert(pool[i++ % pool.length] ?? '', `http://w${i % 8}:8000`));
+      bench(`insert ${label} (known prefix, refresh)`, () =>
+        tree.insert(pool[i++ % pool.length] ?? '', `http://w${i % 8}:8000`),
+      );
       const novel = prompts(4096, label === 'short' ? 64 : 3584, label === 'short' ? 48 : 512);
-      bench(`insert ${label} (new tail)`, () => tree.insert(novel[i++ % novel.length] ?? '', `http://w${i % 8}:8000`));
+      bench(`insert ${label} (new tail)`, () =>
+        tree.insert(novel[i++ % novel.length] ?? '', `http://w${i % 8}:8000`),
+      );
     }
   });
 });
@@ -58,12 +79,35 @@ group('radix tree (8 tenants)', () => {
 function fleet(n: number): Worker[] {
   return Array.from({ length: n }, (_, i) => {
     const url = `http://10.0.${i >> 8}.${i & 255}:8000`;
-    const w = new Worker({ id: `w${i}`, url, type: 'regular', runtime: 'sglang', models: [], labels: {}, priority: 50, cost: 1, spec: { url } });
+    const w = new Worker({
+      id: `w${i}`,
+      url,
+      type: 'regular',
+      runtime: 'sglang',
+      models: [],
+      labels: {},
+      priority: 50,
+      cost: 1,
+      spec: { url },
+    });
     w.status = 'ready';
     // Engine reports so least_load / power_of_two take their full scoring path.
     w.loadSnapshot = {
       receivedAt: 0,
-      ranks: [{ dpRank: 0, runningReqs: i % 7, waitingReqs: i % 3, waitingUncachedTokens: (i % 5) * 300, usedTokens: 0, maxTotalTokens: 0, tokenUsage: (i % 10) / 20, genThroughput: 1500 + (i % 4) * 250, cacheHitRate: 0, maxRunningRequests: 0 }],
+      ranks: [
+        {
+          dpRank: 0,
+          runningReqs: i % 7,
+          waitingReqs: i % 3,
+          waitingUncachedTokens: (i % 5) * 300,
+          usedTokens: 0,
+          maxTotalTokens: 0,
+          tokenUsage: (i % 10) / 20,
+          genThroughput: 1500 + (i % 4) * 250,
+          cacheHitRate: 0,
+          maxRunningRequests: 0,
+        },
+      ],
     };
     return w;
   });
@@ -71,11 +115,23 @@ function fleet(n: number): Worker[] {
 
 /** Requests as the router builds them: 4 KB chat prompts and a session key from 1000 users. */
 const INFOS: SelectInfo[] = LONG.map((text, i) => ({
-  model: 'm', headers: {}, leg: 'single', text, routingKey: `user-${i % 1000}`, targetWorker: undefined, tokens: undefined, rid: undefined,
+  model: 'm',
+  headers: {},
+  leg: 'single',
+  text,
+  routingKey: `user-${i % 1000}`,
+  targetWorker: undefined,
+  tokens: undefined,
+  rid: undefined,
 }));
 
 const metrics = new GatewayMetrics();
-const deps = { random, clock, metrics, config: { ...DEFAULT_POLICY_CONFIG, evictionIntervalSecs: 0 } };
+const deps = {
+  random,
+  clock,
+  metrics,
+  config: { ...DEFAULT_POLICY_CONFIG, evictionIntervalSecs: 0 },
+};
 const opened: Policy[] = [];
 
 for (const n of [8, 64, 512]) {
@@ -86,12 +142,16 @@ for (const n of [8, 64, 512]) {
         const policy = createPolicy(name, 'm', deps);
         opened.push(policy);
         let i = 0;
-        bench(name, () => do_not_optimize(policy.select(workers, INFOS[i++ % INFOS.length] as SelectInfo)));
+        bench(name, () =>
+          do_not_optimize(policy.select(workers, INFOS[i++ % INFOS.length] as SelectInfo)),
+        );
       }
       const sticky = createPolicy('cache_aware', 'm', { ...deps, stickyOverride: true });
       opened.push(sticky);
       let j = 0;
-      bench('cache_aware + routing-key-override (pinned sessions)', () => do_not_optimize(sticky.select(workers, INFOS[j++ % INFOS.length] as SelectInfo)));
+      bench('cache_aware + routing-key-override (pinned sessions)', () =>
+        do_not_optimize(sticky.select(workers, INFOS[j++ % INFOS.length] as SelectInfo)),
+      );
     });
   });
 }

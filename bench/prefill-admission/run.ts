@@ -14,7 +14,9 @@ import { writeResult } from '../lib/results.js';
 import { percentile } from '../lib/stats.js';
 import { markdownTable } from '../lib/table.js';
 
-const { values } = parseArgs({ options: { burst: { type: 'string', default: '96' }, limit: { type: 'string', default: '4' } } });
+const { values } = parseArgs({
+  options: { burst: { type: 'string', default: '96' }, limit: { type: 'string', default: '4' } },
+});
 const BURST = Number(values.burst);
 const LIMIT = Number(values.limit);
 const SCALE = 0.2;
@@ -36,25 +38,59 @@ interface Outcome {
 }
 
 async function run(admission: boolean): Promise<Outcome> {
-  const common = { engine: 'realistic', timeScale: SCALE, runtime: 'sglang', prefixCache: false } as const;
-  const prefills: SimWorker[] = await Promise.all([0, 1].map(() => startSimWorker({ ...common, role: 'prefill', maxRunningRequests: 64 })));
-  const decodes: SimWorker[] = await Promise.all([0, 1].map(() => startSimWorker({ ...common, role: 'decode', maxRunningRequests: 128 })));
-  const gateway = await startPdGateway(prefills, decodes, ['--policy', 'round_robin', '--disable-retries',
-    ...(admission ? ['--prefill-max-inflight-requests-per-worker', String(LIMIT), '--prefill-queue-size', '200', '--prefill-queue-timeout-secs', '120'] : [])]);
+  const common = {
+    engine: 'realistic',
+    timeScale: SCALE,
+    runtime: 'sglang',
+    prefixCache: false,
+  } as const;
+  const prefills: SimWorker[] = await Promise.all(
+    [0, 1].map(() => startSimWorker({ ...common, role: 'prefill', maxRunningRequests: 64 })),
+  );
+  const decodes: SimWorker[] = await Promise.all(
+    [0, 1].map(() => startSimWorker({ ...common, role: 'decode', maxRunningRequests: 128 })),
+  );
+  const gateway = await startPdGateway(prefills, decodes, [
+    '--policy',
+    'round_robin',
+    '--disable-retries',
+    ...(admission
+      ? [
+          '--prefill-max-inflight-requests-per-worker',
+          String(LIMIT),
+          '--prefill-queue-size',
+          '200',
+          '--prefill-queue-timeout-secs',
+          '120',
+        ]
+      : []),
+  ]);
   try {
     const queueSamples: number[] = [];
-    const sampler = setInterval(() => queueSamples.push(prefills.reduce((n, p) => n + p.stats().waiting, 0)), 10);
+    const sampler = setInterval(
+      () => queueSamples.push(prefills.reduce((n, p) => n + p.stats().waiting, 0)),
+      10,
+    );
     const start = performance.now();
-    const results = await Promise.all(Array.from({ length: BURST }, async (_, i) => {
-      const sent = performance.now();
-      const res = await request(`${gateway.url}/v1/completions`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'sim-model', prompt: `${i} ${PROMPT}`, max_tokens: 8, stream: true }),
-      });
-      let ttft = Number.NaN;
-      for await (const chunk of res.body as AsyncIterable<Buffer>) if (Number.isNaN(ttft) && chunk.length > 0) ttft = performance.now() - sent;
-      return { status: res.statusCode, ttft };
-    }));
+    const results = await Promise.all(
+      Array.from({ length: BURST }, async (_, i) => {
+        const sent = performance.now();
+        const res = await request(`${gateway.url}/v1/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            model: 'sim-model',
+            prompt: `${i} ${PROMPT}`,
+            max_tokens: 8,
+            stream: true,
+          }),
+        });
+        let ttft = Number.NaN;
+        for await (const chunk of res.body as AsyncIterable<Buffer>)
+          if (Number.isNaN(ttft) && chunk.length > 0) ttft = performance.now() - sent;
+        return { status: res.statusCode, ttft };
+      }),
+    );
     clearInterval(sampler);
     const wallSecs = (performance.now() - start) / 1000;
     const ok = results.filter((r) => r.status === 200);
@@ -101,10 +137,42 @@ function histogramPercentiles(text: string, name: string): { p50: number; p99: n
 }
 
 const outcomes = [await run(false), await run(true)];
-console.log(`\nPrefill admission: ${BURST} requests at once, 2 prefill + 2 decode workers, ~3000-token prompts (simulated seconds; time scale ${SCALE})\n`);
-console.log(markdownTable(
-  ['admission', 'ok', 'rejected', 'req/s', 'TTFT p50 (s)', 'TTFT p99 (s)', 'gateway queue p50 (s)', 'gateway queue p99 (s)', 'in prefill engine p50 (s)', 'in prefill engine p99 (s)', 'engine queue max'],
-  outcomes.map((o) => [o.admission, o.ok, o.rejected, o.throughputRps, o.ttftP50, o.ttftP99, o.gatewayWaitP50, o.gatewayWaitP99, o.engineTimeP50, o.engineTimeP99, o.engineQueueMax]),
-));
-console.log('gateway queue and in-engine percentiles are histogram bucket upper bounds (SMG duration buckets).');
-console.log(`results: ${writeResult('prefill-admission', { burst: BURST, limit: LIMIT, timeScale: SCALE, outcomes })}`);
+console.log(
+  `\nPrefill admission: ${BURST} requests at once, 2 prefill + 2 decode workers, ~3000-token prompts (simulated seconds; time scale ${SCALE})\n`,
+);
+console.log(
+  markdownTable(
+    [
+      'admission',
+      'ok',
+      'rejected',
+      'req/s',
+      'TTFT p50 (s)',
+      'TTFT p99 (s)',
+      'gateway queue p50 (s)',
+      'gateway queue p99 (s)',
+      'in prefill engine p50 (s)',
+      'in prefill engine p99 (s)',
+      'engine queue max',
+    ],
+    outcomes.map((o) => [
+      o.admission,
+      o.ok,
+      o.rejected,
+      o.throughputRps,
+      o.ttftP50,
+      o.ttftP99,
+      o.gatewayWaitP50,
+      o.gatewayWaitP99,
+      o.engineTimeP50,
+      o.engineTimeP99,
+      o.engineQueueMax,
+    ]),
+  ),
+);
+console.log(
+  'gateway queue and in-engine percentiles are histogram bucket upper bounds (SMG duration buckets).',
+);
+console.log(
+  `results: ${writeResult('prefill-admission', { burst: BURST, limit: LIMIT, timeScale: SCALE, outcomes })}`,
+);
