@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { request } from 'undici';
 import { parseSseData, startSimWorker, type SimWorker } from '../../src/sim/index.js';
-import { startCli, waitForLog } from '../helpers/cli.js';
+import { startCli, waitForLog, LOOPBACK_EPHEMERAL } from '../helpers/cli.js';
 
 let worker: SimWorker | undefined;
 after(async () => worker?.close());
@@ -12,14 +12,7 @@ test('SIGTERM drains the in-flight stream, refuses new connections, exits 0', as
   worker = await startSimWorker({ model: 'sim-model', ttftMs: 5, itlMs: 40 });
   const run = startCli([
     'launch',
-    '--host',
-    '127.0.0.1',
-    '--port',
-    '0',
-    '--prometheus-host',
-    '127.0.0.1',
-    '--prometheus-port',
-    '0',
+    ...LOOPBACK_EPHEMERAL,
     '--log-json',
     '--shutdown-grace-period-secs',
     '20',

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { startSimWorker, type SimWorker } from '../../src/sim/index.js';
-import { startCli, waitForLog } from '../helpers/cli.js';
+import { startCli, waitForLog, LOOPBACK_EPHEMERAL } from '../helpers/cli.js';
 
 let worker: SimWorker | undefined;
 after(async () => worker?.close());
@@ -13,14 +13,7 @@ test('--health-check-port serves the probes from the binary and closes on SIGTER
   worker = await startSimWorker({ model: 'sim-model' });
   const run = startCli([
     'launch',
-    '--host',
-    '127.0.0.1',
-    '--port',
-    '0',
-    '--prometheus-host',
-    '127.0.0.1',
-    '--prometheus-port',
-    '0',
+    ...LOOPBACK_EPHEMERAL,
     '--health-check-port',
     '0',
     '--log-json',
@@ -51,18 +44,7 @@ test('--health-check-port serves the probes from the binary and closes on SIGTER
 });
 
 test('without --health-check-port no probe listener is announced', async () => {
-  const run = startCli([
-    'launch',
-    '--host',
-    '127.0.0.1',
-    '--port',
-    '0',
-    '--prometheus-host',
-    '127.0.0.1',
-    '--prometheus-port',
-    '0',
-    '--log-json',
-  ]);
+  const run = startCli(['launch', ...LOOPBACK_EPHEMERAL, '--log-json']);
   try {
     const listening = await waitForLog(run, 'switchyard listening');
     assert.equal(listening.healthCheck, undefined);

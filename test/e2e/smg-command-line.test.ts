@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { request } from 'undici';
 import { startSimWorker, type SimWorker } from '../../src/sim/index.js';
-import { runCli, startCli, waitForLog } from '../helpers/cli.js';
+import { runCli, startCli, waitForLog, LOOPBACK_EPHEMERAL } from '../helpers/cli.js';
 
 let worker: SimWorker | undefined;
 after(async () => worker?.close());
@@ -90,14 +90,7 @@ test('a Helm-chart-style argv with no subcommand starts, warns once about --bloc
 test('combinations SMG ignores start with one warning line each and are ignored', async () => {
   worker ??= await startSimWorker({ model: 'sim-model' });
   const run = startCli([
-    '--host',
-    '127.0.0.1',
-    '--port',
-    '0',
-    '--prometheus-host',
-    '127.0.0.1',
-    '--prometheus-port',
-    '0',
+    ...LOOPBACK_EPHEMERAL,
     '--log-json',
     '--worker-urls',
     worker.url,

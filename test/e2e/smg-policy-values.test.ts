@@ -3,7 +3,7 @@
 // typo); `passthrough` is not a leg policy, in SMG either.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runCli, startCli, waitForLog } from '../helpers/cli.js';
+import { runCli, startCli, waitForLog, LOOPBACK_EPHEMERAL } from '../helpers/cli.js';
 
 for (const flag of ['--policy', '--prefill-policy', '--decode-policy']) {
   test(`'${flag} bucket' exits 2: the bucket policy is not supported by Switchyard`, () => {
@@ -29,20 +29,7 @@ test("'--prefill-policy passthrough' is not a value SMG offers for a leg", () =>
 });
 
 test("'--policy passthrough' launches", async () => {
-  const run = startCli([
-    'launch',
-    '--host',
-    '127.0.0.1',
-    '--port',
-    '0',
-    '--prometheus-host',
-    '127.0.0.1',
-    '--prometheus-port',
-    '0',
-    '--log-json',
-    '--policy',
-    'passthrough',
-  ]);
+  const run = startCli(['launch', ...LOOPBACK_EPHEMERAL, '--log-json', '--policy', 'passthrough']);
   try {
     const listening = await waitForLog(run, 'switchyard listening');
     assert.equal(listening.policy, 'passthrough');

@@ -4,6 +4,18 @@ import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../../bin/switchyard.js', import.meta.url));
 
+/** Both listeners on loopback with ephemeral ports, as every test that starts the binary needs. */
+export const LOOPBACK_EPHEMERAL: readonly string[] = [
+  '--host',
+  '127.0.0.1',
+  '--port',
+  '0',
+  '--prometheus-host',
+  '127.0.0.1',
+  '--prometheus-port',
+  '0',
+];
+
 export function runCli(
   args: string[],
   timeoutMs = 20_000,
