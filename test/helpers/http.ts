@@ -33,6 +33,20 @@ export async function assertGatewayError(
   return body.error;
 }
 
+/** Asserts `POST /workers` refuses `url` with the worker API's 400 BAD_REQUEST; returns the message. */
+export async function assertWorkerRefused(
+  gatewayUrl: string,
+  url: string,
+  pattern: RegExp,
+): Promise<string> {
+  const res = await postJson(`${gatewayUrl}/workers`, { url });
+  const body = (await res.json()) as { error: string; code: string };
+  assert.equal(res.status, 400, `${url}: ${JSON.stringify(body)}`);
+  assert.equal(body.code, 'BAD_REQUEST');
+  assert.match(body.error, pattern, url);
+  return body.error;
+}
+
 export function totalRequests(stats: { requests: Record<string, number> }): number {
   return Object.values(stats.requests).reduce((a, b) => a + b, 0);
 }

@@ -5,16 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Gateway } from '../../src/server/gateway.js';
 import { startSimWorker, type SimWorker } from '../../src/sim/index.js';
 import { startTestGateway, waitFor } from '../helpers/gateway.js';
-import { postJson } from '../helpers/http.js';
-
-async function refusedWith(gateway: Gateway, url: string, pattern: RegExp): Promise<string> {
-  const res = await postJson(`${gateway.url}/workers`, { url });
-  const body = (await res.json()) as { error: string; code: string };
-  assert.equal(res.status, 400, `${url}: ${JSON.stringify(body)}`);
-  assert.equal(body.code, 'BAD_REQUEST');
-  assert.match(body.error, pattern, url);
-  return body.error;
-}
+import { assertWorkerRefused, postJson } from '../helpers/http.js';
 
 let sim: SimWorker;
 let gateway: Gateway;
@@ -33,10 +24,14 @@ void describe("the gateway's own addresses", () => {
   test("the gateway's own listen and metrics addresses are refused", async () => {
     const port = new URL(gateway.url).port;
     const metricsPort = new URL(gateway.metricsUrl).port;
-    await refusedWith(gateway, gateway.url, /own listen address/);
-    await refusedWith(gateway, `http://0.0.0.0:${port}`, /own listen address/);
-    await refusedWith(gateway, `http://localhost:${port}/v1`, /own listen address/);
-    await refusedWith(gateway, `http://127.0.0.1:${metricsPort}`, /own metrics address/);
+    await assertWorkerRefused(gateway.url, gateway.url, /own listen address/);
+    await assertWorkerRefused(gateway.url, `http://0.0.0.0:${port}`, /own listen address/);
+    await assertWorkerRefused(gateway.url, `http://localhost:${port}/v1`, /own listen address/);
+    await assertWorkerRefused(
+      gateway.url,
+      `http://127.0.0.1:${metricsPort}`,
+      /own metrics address/,
+    );
     assert.equal(gateway.app.registry.all().length, 0, 'nothing was registered');
   });
 });
@@ -45,7 +40,11 @@ void describe('--worker-allow-cidr', () => {
   test('admits a worker inside the ranges and refuses one outside', async () => {
     const fenced = await startTestGateway(['--worker-allow-cidr', '127.0.0.0/8', '::1/128']);
     try {
-      await refusedWith(fenced, 'http://10.9.9.9:8000', /--worker-allow-cidr \(10\.9\.9\.9\)/);
+      await assertWorkerRefused(
+        fenced.url,
+        'http://10.9.9.9:8000',
+        /--worker-allow-cidr \(10\.9\.9\.9\)/,
+      );
       const res = await postJson(`${fenced.url}/workers`, { url: sim.url });
       assert.equal(res.status, 202);
       await waitFor(

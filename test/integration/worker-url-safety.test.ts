@@ -10,16 +10,7 @@ import {
   startTestGateway,
   waitFor,
 } from '../helpers/gateway.js';
-import { postJson } from '../helpers/http.js';
-
-async function refusedWith(gateway: Gateway, url: string, pattern: RegExp): Promise<string> {
-  const res = await postJson(`${gateway.url}/workers`, { url });
-  const body = (await res.json()) as { error: string; code: string };
-  assert.equal(res.status, 400, `${url}: ${JSON.stringify(body)}`);
-  assert.equal(body.code, 'BAD_REQUEST');
-  assert.match(body.error, pattern, url);
-  return body.error;
-}
+import { assertWorkerRefused, postJson } from '../helpers/http.js';
 
 let sim: SimWorker;
 let gateway: Gateway;
@@ -37,7 +28,7 @@ after(async () => {
 void describe('credentials in a worker URL', () => {
   test('POST and PUT /workers refuse user:password@ without echoing it; it reaches no header, metric or listing', async () => {
     const secretUrl = sim.url.replace('http://', 'http://admin:hunter2@');
-    const message = await refusedWith(gateway, secretUrl, /credentials.*api_key/);
+    const message = await assertWorkerRefused(gateway.url, secretUrl, /credentials.*api_key/);
     assert.doesNotMatch(message, /hunter2/);
     const res = await postJson(`${gateway.url}/workers`, { url: sim.url, api_key: 'hunter2' });
     assert.equal(res.status, 202);
@@ -77,12 +68,16 @@ void describe('credentials in a worker URL', () => {
   });
 
   test('an upper-case scheme is refused, as SMG (which keys workers by the URL as typed)', async () => {
-    await refusedWith(
-      gateway,
+    await assertWorkerRefused(
+      gateway.url,
       sim.url.replace(/^http:/, 'HTTP:'),
       /scheme must be lower-case \(http:\/\/\)/,
     );
-    await refusedWith(gateway, 'grpc://127.0.0.1:50051', /gRPC workers .* not supported yet/);
+    await assertWorkerRefused(
+      gateway.url,
+      'grpc://127.0.0.1:50051',
+      /gRPC workers .* not supported yet/,
+    );
     assert.equal(gateway.app.registry.all().length, 1);
   });
 });
@@ -97,7 +92,7 @@ void describe('addresses that are never workers', () => {
       'http://[fe80::1]:8000/',
       'http://metadata.google.internal/',
     ]) {
-      await refusedWith(gateway, url, /link-local or cloud metadata|metadata service/);
+      await assertWorkerRefused(gateway.url, url, /link-local or cloud metadata|metadata service/);
     }
   });
 });
