@@ -472,6 +472,14 @@ const CORE_FLAGS: readonly CoreFlag[] = [
     help: 'Request body limit in bytes',
   },
   {
+    name: 'max-buffered-body-bytes',
+    key: 'maxBufferedBodyBytes',
+    kind: 'int',
+    default: 1073741824,
+    help: 'Total request-body bytes held in memory at once (inference and admin); a body that does not fit is answered 503 (Switchyard-only)',
+    status: 'switchyard-only',
+  },
+  {
     name: 'request-body-timeout-secs',
     key: 'requestBodyTimeoutSecs',
     kind: 'int',

@@ -131,6 +131,7 @@ export const gatewayConfigSchema = z.object({
   apiKey: z.string().min(1).optional(),
   controlPlaneApiKeys: z.array(controlPlaneApiKey),
   maxPayloadSize: positiveInt,
+  maxBufferedBodyBytes: positiveInt,
   requestBodyTimeoutSecs: secs(1),
   requestTimeoutSecs: secs(1),
   // 0 keeps idle connections for as long as the worker allows (SMG: no idle timeout).

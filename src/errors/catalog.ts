@@ -35,6 +35,8 @@ export const ERROR_CATALOG = {
   no_available_workers: 503,
   admission_queue_timeout: 503,
   shutting_down: 503,
+  /** `--max-buffered-body-bytes`: the request bodies held at once would exceed the budget. */
+  request_body_budget_exhausted: 503,
   /** SMG's PD answer when no prefill/decode pair can be selected (pd_router.rs). */
   server_selection_failed: 503,
   /** PD `/health_generate`: no available prefill or decode worker to probe. */

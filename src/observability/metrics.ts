@@ -48,6 +48,12 @@ export class GatewayMetrics {
     help: 'Open client connections',
     registers: [this.registry],
   });
+  /** Switchyard-only: the use of `--max-buffered-body-bytes`. */
+  readonly httpBufferedBodyBytes = new Gauge({
+    name: 'smg_http_buffered_body_bytes',
+    help: 'Request-body bytes held in memory (charged as they arrive, until the response closes)',
+    registers: [this.registry],
+  });
 
   // Layer 2: router
   readonly routerRequests = new Counter({

@@ -9,6 +9,7 @@ import type { UpstreamPools } from '../upstream/pools.js';
 import type { WorkerRegistry } from '../workers/registry.js';
 import type { WorkerService } from '../workers/service.js';
 import type { GatewayAuth } from './auth.js';
+import type { BodyBudget } from './body-budget.js';
 import type { HopMarker } from '../upstream/hop-marker.js';
 
 export interface AppContext {
@@ -28,6 +29,8 @@ export interface AppContext {
   readonly hop: HopMarker;
   /** `--max-concurrent-requests`, when set: gates the inference routes. */
   readonly limiter: ConcurrencyLimiter | undefined;
+  /** `--max-buffered-body-bytes`: every body read (inference and admin) is charged to it. */
+  readonly bodyBudget: BodyBudget;
   /** Set once shutdown begins: readiness answers 503 draining. */
   draining: boolean;
 }

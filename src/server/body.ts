@@ -2,8 +2,9 @@
  * Reads a request body once into a Buffer under `--max-payload-size` and the body deadline, and
  * parses JSON once.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.js';
+import { budgetExhausted, type BodyBudget, type BodyCharge } from './body-budget.js';
 import { assertJsonDepth } from './request-limits.js';
 
 /** Both answers leave unread bytes on the socket: closing it is cheaper than draining them. */
@@ -19,14 +20,40 @@ function tooLarge(message: string): GatewayError {
  * The deadline covers the whole body, not the gap between chunks, so a client trickling a byte at
  * a time is cut as surely as one that went silent. A client that hangs up mid-body rejects with a
  * plain Error (nobody is left to answer).
+ *
+ * The bytes are charged to `budget` as they arrive, the declared length up front so a body that
+ * cannot fit is refused (`503 request_body_budget_exhausted`) before any byte is read. The Buffer
+ * lives until the response closes (retries resend it), so that is when the charge is released,
+ * whichever way the request ends.
  */
-export function readBody(req: IncomingMessage, limit: number, deadlineMs: number): Promise<Buffer> {
+export function readBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+  deadlineMs: number,
+  budget: BodyBudget,
+): Promise<Buffer> {
+  const charge = budget.open();
+  res.once('close', () => charge.release());
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     return Promise.reject(
       tooLarge(`Request body of ${declared} bytes exceeds the limit of ${limit} bytes`),
     );
   }
+  if (Number.isFinite(declared) && !charge.holdUpTo(declared)) {
+    return Promise.reject(budgetExhausted(budget.capacity));
+  }
+  return collect(req, limit, deadlineMs, charge, budget.capacity);
+}
+
+function collect(
+  req: IncomingMessage,
+  limit: number,
+  deadlineMs: number,
+  charge: BodyCharge,
+  capacity: number,
+): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -44,6 +71,7 @@ export function readBody(req: IncomingMessage, limit: number, deadlineMs: number
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
       if (size > limit) settle(tooLarge(`Request body exceeds the limit of ${limit} bytes`));
+      else if (!charge.holdUpTo(size)) settle(budgetExhausted(capacity));
       else chunks.push(chunk);
     };
     const onEnd = (): void => settle(undefined);

@@ -13,6 +13,7 @@ import { parseWorkerSpec, type WorkerSpec } from '../workers/spec.js';
 import { redactUrlCredentials } from '../workers/worker-url.js';
 import { buildComponents, type ComponentOptions, type Components } from './components.js';
 import type { AppContext } from './app-context.js';
+import { BodyBudget } from './body-budget.js';
 import { GatewayAuth } from './auth.js';
 import { HopMarker } from '../upstream/hop-marker.js';
 import { createGatewayServer, type GatewayServer } from './http-server.js';
@@ -90,6 +91,7 @@ export async function startGateway(
     draining: false,
     auth: new GatewayAuth(config.apiKey, config.controlPlaneApiKeys),
     hop: new HopMarker(),
+    bodyBudget: new BodyBudget(config.maxBufferedBodyBytes, metrics.httpBufferedBodyBytes),
   };
 
   const front: GatewayServer = createGatewayServer(app);

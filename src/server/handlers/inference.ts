@@ -20,8 +20,9 @@ export class ClientDisconnectedError extends Error {
 /**
  * Takes a permit and holds it until the response is over, whichever way it ends. It is taken
  * only once the body is in, so a client slow to send (or never finishing) its body cannot hold
- * one; the body read is bounded by `--max-payload-size` and `--request-body-timeout-secs`
- * instead. A queued client that leaves drops out of the queue (the limiter watches `client`).
+ * one; the body read is bounded by `--max-payload-size`, `--request-body-timeout-secs` and
+ * `--max-buffered-body-bytes` instead. A queued client that leaves drops out of the queue (the
+ * limiter watches `client`).
  */
 async function admit(
   limiter: ConcurrencyLimiter,
@@ -51,8 +52,10 @@ export function inferenceHandler(endpoint: Endpoint) {
     try {
       const raw = await readBody(
         req,
+        res,
         app.config.maxPayloadSize,
         app.config.requestBodyTimeoutSecs * 1000,
+        app.bodyBudget,
       );
       // Admitted before parsing: parsing a large body is work the limit is there to bound.
       if (app.limiter) await admit(app.limiter, res, client.signal);

@@ -52,10 +52,11 @@ export function workerInfo(w: Worker, app: AppContext): Record<string, unknown> 
 }
 
 /**
- * Reads an admin body under the same size limit, deadline, UTF-8 and nesting rules as inference
- * bodies: a spec is echoed by `GET /workers`, so a body nested past what `JSON.stringify` can
- * walk would otherwise break the listing for everyone. Read errors (413, 408) get the gateway's
- * envelope; a body that is not a JSON object gets the worker API's `BAD_REQUEST`.
+ * Reads an admin body under the same size limit, deadline, body budget, UTF-8 and nesting rules
+ * as inference bodies: a spec is echoed by `GET /workers`, so a body nested past what
+ * `JSON.stringify` can walk would otherwise break the listing for everyone. Read errors (413,
+ * 408, 503) get the gateway's envelope; a body that is not a JSON object gets the worker API's
+ * `BAD_REQUEST`.
  */
 async function readAdminJson(
   req: IncomingMessage,
@@ -64,7 +65,13 @@ async function readAdminJson(
 ): Promise<JsonObject | undefined> {
   let raw: Buffer;
   try {
-    raw = await readBody(req, app.config.maxPayloadSize, app.config.requestBodyTimeoutSecs * 1000);
+    raw = await readBody(
+      req,
+      res,
+      app.config.maxPayloadSize,
+      app.config.requestBodyTimeoutSecs * 1000,
+      app.bodyBudget,
+    );
   } catch (err) {
     if (err instanceof GatewayError) sendError(res, err);
     else res.destroy();
