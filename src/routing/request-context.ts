@@ -57,8 +57,8 @@ export interface ContextInput {
   body: JsonObject;
   raw: Buffer;
   headers: IncomingHttpHeaders;
-  /** Tells the gateway's own keys from a client's credential for workers. */
-  isGatewayCredential: (authorization: string) => boolean;
+  /** The client's `Authorization` as it may reach a worker (`GatewayAuth.clientCredentialForWorkers`). */
+  clientCredential: (authorization: string | undefined) => string | undefined;
   /** `Via` for upstream requests (see upstream/hop-marker.ts). */
   via: string;
   signal: AbortSignal;
@@ -71,13 +71,6 @@ export interface ContextInput {
   modelLabel: (model: string) => string;
   /** Told the name of each routing hint header whose value was malformed and dropped. */
   onHintIgnored: HintIgnored;
-}
-
-function clientAuthorization(
-  header: string | undefined,
-  isGatewayCredential: (h: string) => boolean,
-): string | undefined {
-  return header === undefined || header === '' || isGatewayCredential(header) ? undefined : header;
 }
 
 export function buildRequestContext(input: ContextInput): RequestContext {
@@ -104,10 +97,7 @@ export function buildRequestContext(input: ContextInput): RequestContext {
     stream: body.stream === true,
     requestId: input.requestId,
     headers: input.headers,
-    clientAuthorization: clientAuthorization(
-      input.headers.authorization,
-      input.isGatewayCredential,
-    ),
+    clientAuthorization: input.clientCredential(input.headers.authorization),
     via: input.via,
     signal: input.signal,
     startTime: performance.now(),

@@ -85,11 +85,16 @@ export class GatewayAuth {
   }
 
   /**
-   * Whether this `Authorization` header carries one of the gateway's own keys, which must never
-   * travel on to a worker.
+   * The client's `Authorization` as its own credential for a worker, or undefined when it must
+   * not travel. With `--api-key` set every worker is sent a key (its own `api_key`, else
+   * `--api-key`), so a client's header never reaches one and is not even looked at; without it,
+   * a header carrying one of the gateway's own (control-plane) keys is dropped.
    */
-  isGatewayCredential(authorization: string): boolean {
+  clientCredentialForWorkers(authorization: string | undefined): string | undefined {
+    if (authorization === undefined || authorization === '' || this.#dataPlane.length > 0)
+      return undefined;
+    if (this.#ownKeys.length === 0) return authorization;
     const token = bearerToken(authorization) ?? authorization;
-    return findDigest(this.#ownKeys, digest(token)) !== undefined;
+    return findDigest(this.#ownKeys, digest(token)) === undefined ? authorization : undefined;
   }
 }

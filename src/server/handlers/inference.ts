@@ -66,7 +66,7 @@ export function inferenceHandler(endpoint: Endpoint) {
         body: parseJsonObject(raw),
         raw,
         headers,
-        isGatewayCredential: (authorization) => app.auth.isGatewayCredential(authorization),
+        clientCredential: (authorization) => app.auth.clientCredentialForWorkers(authorization),
         via: app.hop.append(headers.via),
         signal: client.signal,
         aliases: app.aliases,

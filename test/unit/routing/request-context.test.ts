@@ -25,7 +25,7 @@ function build(raw: string | Buffer, opts: Options = {}): { ctx: RequestContext;
     body: JSON.parse(bytes.toString('utf8')) as JsonObject,
     raw: bytes,
     headers: opts.headers ?? {},
-    isGatewayCredential: () => false,
+    clientCredential: (authorization) => authorization,
     via: '1.1 switchyard-test',
     signal: new AbortController().signal,
     aliases: new Map(Object.entries(opts.aliases ?? {})),
