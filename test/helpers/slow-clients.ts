@@ -7,7 +7,15 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { request } from 'undici';
 import type { Gateway } from '../../src/server/gateway.js';
-import { assertNoLeakedLoad, metricValue, scrapeMetrics, waitFor } from './gateway.js';
+import { startSimWorker } from '../../src/sim/index.js';
+import {
+  assertNoLeakedLoad,
+  metricValue,
+  scrapeMetrics,
+  startTestGateway,
+  waitFor,
+  waitForReadyWorkers,
+} from './gateway.js';
 import { assertGatewayError, postJson } from './http.js';
 
 /** A small, complete completions body for the sim worker. */
@@ -106,4 +114,30 @@ export async function assertPermitsIntact(gateway: Gateway, capacity: number): P
   assert.equal(metricValue(m, 'smg_admission_inflight'), 0);
   assert.equal(metricValue(m, 'smg_admission_queue_depth'), 0);
   await assertNoLeakedLoad(gateway);
+}
+
+/**
+ * A gateway with two `--max-concurrent-requests` permits and no queue, in front of one simulated
+ * worker, so every slow-body test can also check its permits; `cleanup` receives the closers.
+ */
+export async function startTwoPermitGateway(
+  flags: string[],
+  cleanup: (() => Promise<void>)[],
+): Promise<Gateway> {
+  const worker = await startSimWorker({ ttftMs: 1, itlMs: 40 });
+  const gateway = await startTestGateway([
+    '--max-concurrent-requests',
+    '2',
+    '--queue-size',
+    '0',
+    ...flags,
+    '--worker-urls',
+    worker.url,
+  ]);
+  cleanup.push(
+    () => gateway.close(),
+    () => worker.close(),
+  );
+  await waitForReadyWorkers(gateway, 1);
+  return gateway;
 }

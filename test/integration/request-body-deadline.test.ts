@@ -3,19 +3,14 @@
 // went silent or keeps trickling bytes (a deadline on the whole body, not an idle timeout).
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { startSimWorker } from '../../src/sim/index.js';
 import type { Gateway } from '../../src/server/gateway.js';
-import {
-  metricValue,
-  scrapeMetrics,
-  startTestGateway,
-  waitForReadyWorkers,
-} from '../helpers/gateway.js';
+import { metricValue, scrapeMetrics } from '../helpers/gateway.js';
 import {
   assertBodyTimeout,
   assertPermitsIntact,
   COMPLETION_BODY,
   partialRequest,
+  startTwoPermitGateway,
 } from '../helpers/slow-clients.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -24,24 +19,8 @@ after(async () => {
 });
 
 /** A gateway with a 1 s body deadline and two permits, so the tests also check the permits. */
-async function setup(): Promise<Gateway> {
-  const worker = await startSimWorker({ ttftMs: 1, itlMs: 40 });
-  const gateway = await startTestGateway([
-    '--request-body-timeout-secs',
-    '1',
-    '--max-concurrent-requests',
-    '2',
-    '--queue-size',
-    '0',
-    '--worker-urls',
-    worker.url,
-  ]);
-  cleanup.push(
-    () => gateway.close(),
-    () => worker.close(),
-  );
-  await waitForReadyWorkers(gateway, 1);
-  return gateway;
+function setup(): Promise<Gateway> {
+  return startTwoPermitGateway(['--request-body-timeout-secs', '1'], cleanup);
 }
 
 test('a partial body gets 408 request_body_timeout after the deadline and the connection closes', async () => {

@@ -3,9 +3,7 @@
 // permit exactly once.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { startSimWorker } from '../../src/sim/index.js';
 import type { Gateway } from '../../src/server/gateway.js';
-import { startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../helpers/http.js';
 import {
   assertBodyTimeout,
@@ -13,6 +11,7 @@ import {
   COMPLETION_BODY,
   holdPermit,
   partialRequest,
+  startTwoPermitGateway,
   waitForRequestHeads,
 } from '../helpers/slow-clients.js';
 
@@ -21,23 +20,8 @@ after(async () => {
   for (const fn of cleanup.reverse()) await fn();
 });
 
-async function setup(flags: string[]): Promise<Gateway> {
-  const worker = await startSimWorker({ ttftMs: 1, itlMs: 40 });
-  const gateway = await startTestGateway([
-    '--max-concurrent-requests',
-    '2',
-    '--queue-size',
-    '0',
-    ...flags,
-    '--worker-urls',
-    worker.url,
-  ]);
-  cleanup.push(
-    () => gateway.close(),
-    () => worker.close(),
-  );
-  await waitForReadyWorkers(gateway, 1);
-  return gateway;
+function setup(flags: string[]): Promise<Gateway> {
+  return startTwoPermitGateway(flags, cleanup);
 }
 
 test('two clients holding partial bodies do not lock a complete request out', async () => {
