@@ -3,21 +3,20 @@
  * a failure carrying the error the client would see. A leg owns its abort signal and load
  * lease; whoever holds the LegHandle releases them.
  */
-import type { Dispatcher } from 'undici';
 import type { Lease } from '../admission/lease.js';
 import { GatewayError } from '../errors/gateway-error.js';
+import { readAllText, type BodySource } from '../upstream/body-source.js';
 import { classifyTransportError, UpstreamBodyTooLargeError } from '../upstream/errors.js';
-import { AttemptSignal, readBodyText, sendUpstream } from '../upstream/forward.js';
 import { buildUpstreamHeaders } from '../upstream/headers.js';
 import type { UpstreamPools } from '../upstream/pools.js';
+import { callUpstream, type UpstreamCall, type UpstreamHead } from '../upstream/upstream-call.js';
 import { outcomeForStatus, type Outcome } from '../workers/circuit-breaker.js';
 import type { Worker } from '../workers/worker.js';
 import type { RequestContext } from '../routing/request-context.js';
-import type { AttemptResult } from '../routing/retry.js';
 import { legBodyError, legStatusError, legTransportError, type PdLeg } from './leg-errors.js';
 
 export type LegHead =
-  | { ok: true; response: Dispatcher.ResponseData }
+  | { ok: true; response: UpstreamHead }
   | {
       ok: false;
       error: GatewayError;
@@ -35,12 +34,18 @@ export type LegFailure = LegHead & { ok: false };
 export interface LegHandle {
   readonly leg: PdLeg;
   readonly worker: Worker;
-  readonly signal: AttemptSignal;
+  /** The request on the wire; `abort()` stops it (a failed partner, a retired leg). */
+  readonly call: UpstreamCall | undefined;
   readonly load: Lease;
   /** Held for exactly as long as this leg runs: the prefill admission slot, or the decode room claim. */
   readonly slot: Lease | undefined;
   readonly sentAt: number;
   readonly head: Promise<LegHead>;
+}
+
+/** Whether the gateway itself ended the leg (partner failed, client left), not its deadline. */
+export function abortedByGateway(h: LegHandle): boolean {
+  return h.call !== undefined && h.call.aborted && !h.call.deadlinePassed;
 }
 
 /** Starts a leg. The load lease is taken now, synchronously with the caller's selection. */
@@ -53,55 +58,57 @@ export function startLeg(
   timeoutMs: number,
   slot?: Lease,
 ): LegHandle {
-  const path = worker.upstreamPath(ctx.path);
   const load = worker.acquireLoad();
-  const signal = new AttemptSignal(ctx.signal, timeoutMs);
   const sentAt = performance.now();
-  const head = (async (): Promise<LegHead> => {
-    const pool = pools.get(worker.origin);
-    if (!pool)
+  const pool = pools.get(worker.origin);
+  if (!pool) {
+    const head = Promise.resolve<LegHead>({
+      ok: false,
+      error: legTransportError(leg, 'connection', 'no connection pool'),
+      outcome: 'neutral',
+      aborted: false,
+    });
+    return { leg, worker, call: undefined, load, slot, sentAt, head };
+  }
+  const call = callUpstream(
+    pool,
+    {
+      method: 'POST',
+      path: worker.upstreamPath(ctx.path),
+      body,
+      headers: buildUpstreamHeaders(ctx, worker.apiKey, body.length),
+    },
+    ctx.signal,
+    timeoutMs,
+  );
+  const head = call.head.then(
+    async (response): Promise<LegHead> => {
+      if (response.status >= 200 && response.status < 300) return { ok: true, response };
+      const text = await readAllText(response.body, 64 * 1024).catch(() => '');
       return {
         ok: false,
-        error: legTransportError(leg, 'connection', 'no connection pool'),
-        outcome: 'neutral',
+        error: legStatusError(leg, response.status, text),
+        outcome: outcomeForStatus(response.status),
         aborted: false,
       };
-    try {
-      const response = await sendUpstream({
-        pool,
-        method: 'POST',
-        path,
-        body,
-        signal: signal.signal,
-        headers: buildUpstreamHeaders(ctx, worker.apiKey, body.length),
-      });
-      if (response.statusCode >= 200 && response.statusCode < 300) return { ok: true, response };
-      const text = await readBodyText(response.body, 64 * 1024).catch(() => '');
-      return {
-        ok: false,
-        error: legStatusError(leg, response.statusCode, text),
-        outcome: outcomeForStatus(response.statusCode),
-        aborted: false,
-      };
-    } catch (err) {
+    },
+    (err: unknown): LegHead => {
       // Aborted by us (partner failed, client left): not this worker's fault.
-      const aborted = signal.signal.aborted && !signal.deadlinePassed;
-      const kind = classifyTransportError(err);
+      const aborted = call.aborted && !call.deadlinePassed;
       return {
         ok: false,
-        error: legTransportError(leg, kind, (err as Error).message),
+        error: legTransportError(leg, classifyTransportError(err), (err as Error).message),
         outcome: aborted ? 'neutral' : 'failure',
         aborted,
       };
-    }
-  })();
-  return { leg, worker, signal, load, slot, sentAt, head };
+    },
+  );
+  return { leg, worker, call, load, slot, sentAt, head };
 }
 
-/** Ends a leg: stops its request if still running and releases its lease and timer. */
+/** Ends a leg: stops its request if still running and releases its lease and slot. */
 export function closeLeg(h: LegHandle, reason: string): void {
-  h.signal.abort(new Error(reason));
-  h.signal.dispose();
+  h.call?.abort(new Error(reason));
   h.load.release();
   h.slot?.release();
 }
@@ -119,7 +126,7 @@ export function bodyFailure(h: LegHandle, err: unknown): LegFailure {
     return { ok: false, error, outcome: 'neutral', aborted: false };
   }
   // Aborted by us (partner failed, client left): not this worker's fault.
-  const aborted = h.signal.signal.aborted && !h.signal.deadlinePassed;
+  const aborted = abortedByGateway(h);
   const detail = err instanceof Error ? err.message : String(err);
   return {
     ok: false,
@@ -131,7 +138,7 @@ export function bodyFailure(h: LegHandle, err: unknown): LegFailure {
 
 /** A body that nobody reads yet, watched for a failure until `stop()`. */
 export interface BodyWatch {
-  /** Set (synchronously) once the body has failed. */
+  /** Set once the body has failed. */
   readonly failure: LegFailure | undefined;
   /** Resolves when the body fails; never resolves if it does not. */
   readonly failed: Promise<LegFailure>;
@@ -139,43 +146,37 @@ export interface BodyWatch {
 }
 
 /**
- * Watches a 2xx leg body that the gateway has not started to relay. Listening for 'error' does
- * not read the body, so the bytes still reach whoever relays it later; a body that already
- * failed (its 'error' event gone) is seen at once.
+ * Watches a 2xx leg body that the gateway has not started to relay. Watching does not read the
+ * body, so its bytes still reach whoever relays it later; a body that already failed is seen at
+ * once.
  */
-export function watchUnrelayedBody(h: LegHandle, body: Dispatcher.ResponseData['body']): BodyWatch {
+export function watchUnrelayedBody(h: LegHandle, body: BodySource): BodyWatch {
   let failure: LegFailure | undefined;
   let notify: (f: LegFailure) => void = () => undefined;
   const failed = new Promise<LegFailure>((resolve) => {
     notify = resolve;
   });
-  const onError = (err: unknown): void => {
+  const stop = body.onFailure((err) => {
     const f = failure ?? bodyFailure(h, err);
     failure = f;
     notify(f);
-  };
-  if (body.errored || body.destroyed)
-    onError(body.errored ?? new Error('the body closed before it was relayed'));
-  else body.once('error', onError);
+  });
   return {
     get failure() {
-      // destroy(err) sets `errored` at once but emits 'error' a tick later.
-      if (failure === undefined && body.errored) onError(body.errored);
       return failure;
     },
     failed,
-    stop: () => body.off('error', onError),
+    stop,
   };
 }
 
 /**
- * Ends an attempt on a failed leg: its breaker is told, its leases are released, and a
- * retryable error is retried on a new pair (the executor re-selects both legs).
+ * Ends an attempt on a failed leg: its breaker is told and its leases are released. Returns the
+ * error for the attempt to throw; a retryable one is retried on a new pair (the retry decorator
+ * re-selects both legs).
  */
-export function legFailure(h: LegHandle, failure: LegFailure): AttemptResult {
+export function legFailure(h: LegHandle, failure: LegFailure): GatewayError {
   h.worker.circuit.record(failure.outcome);
   closeLeg(h, 'failed');
-  return failure.error.retryable
-    ? { kind: 'retry', reason: failure.error.code, error: failure.error }
-    : { kind: 'fail', error: failure.error };
+  return failure.error;
 }

@@ -6,14 +6,13 @@
  * the answers are merged into the single response the client asked for. Non-streaming requests
  * only: a merged stream would need its events re-indexed on the fly.
  */
-import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.js';
-import { sendJson } from '../errors/respond.js';
-import type { AttemptResult } from '../routing/retry.js';
+import { bufferAnswer, releaseLeases, type Answer } from '../routing/answer.js';
 import type { RequestContext } from '../routing/request-context.js';
 import type { JsonObject } from '../server/body.js';
-import { CaptureResponse } from './capture-response.js';
-import { dispatchParallel, type Pair, type PdDeps } from './parallel.js';
+import { readAllText } from '../upstream/body-source.js';
+import { midStreamGatewayError } from '../upstream/errors.js';
+import type { Worker } from '../workers/worker.js';
 
 /** The batch split into bodies of at most `size` items, or undefined when it cannot be split. */
 export function splitPlan(
@@ -75,57 +74,74 @@ export function mergePlan(
   return first;
 }
 
+/**
+ * Sends the chunks one after another through `dispatchChunk` (a normal PD dispatch), reads
+ * each answer whole, and returns one merged answer. A chunk that fails fails the request (not retried: earlier chunks already
+ * ran on the decode).
+ */
 export async function dispatchPaced(
   ctx: RequestContext,
-  pair: Pair,
-  res: ServerResponse,
-  deps: PdDeps,
   window: number,
-): Promise<AttemptResult> {
+  dispatchChunk: (chunk: RequestContext) => Promise<Answer>,
+  decode: Worker,
+): Promise<Answer> {
   const bodies = splitPlan(ctx.endpoint, ctx.body, window);
   if (!bodies || ctx.stream) {
-    const error = new GatewayError(
+    throw new GatewayError(
       'invalid_body',
       `This request needs more decode rooms than the running window (${window}) and cannot be paced${ctx.stream ? ' while streaming' : ''}; send at most ${window} items or samples per request`,
       { retryable: false },
     );
-    return { kind: 'fail', error };
   }
   const answers: unknown[] = [];
   let routed: string | undefined;
   for (const body of bodies) {
-    const capture = new CaptureResponse();
     const sub: RequestContext = { ...ctx, body, upstreamBody: Buffer.from(JSON.stringify(body)) };
-    const result = await dispatchParallel(sub, pair, capture.asResponse(), deps);
-    if (result.kind !== 'done') return result;
-    if (ctx.signal.aborted) return { kind: 'done' };
-    if (capture.statusCode !== 200) {
-      return {
-        kind: 'fail',
-        error: new GatewayError(
-          'decode_error',
-          `a paced chunk failed with ${capture.statusCode}: ${capture.text.slice(0, 300)}`,
-          { status: capture.statusCode },
-        ),
-      };
-    }
-    routed = String(capture.getHeader('x-smg-routed-worker-id') ?? routed ?? '');
+    const answer = await dispatchChunk(sub);
+    let text: string;
     try {
-      answers.push(JSON.parse(capture.text));
+      text = await readAllText(answer.body);
+    } catch (err) {
+      releaseLeases(answer, ctx.signal.aborted ? 'client_closed' : 'upstream_failed', err);
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      throw new GatewayError(
+        'decode_read_failed',
+        'a paced chunk ended before its answer was complete',
+        { retryable: false },
+      );
+    }
+    releaseLeases(answer, 'complete');
+    if (answer.status !== 200) {
+      throw new GatewayError(
+        'decode_error',
+        `a paced chunk failed with ${answer.status}: ${text.slice(0, 300)}`,
+        { status: answer.status, retryable: false },
+      );
+    }
+    routed = answer.routedTo?.key ?? routed;
+    try {
+      answers.push(JSON.parse(text));
     } catch {
-      return {
-        kind: 'fail',
-        error: new GatewayError(
-          'decode_read_failed',
-          'a paced chunk ended before its answer was complete',
-        ),
-      };
+      throw new GatewayError(
+        'decode_read_failed',
+        'a paced chunk ended before its answer was complete',
+        { retryable: false },
+      );
     }
   }
-  sendJson(res, 200, mergePlan(ctx.endpoint, answers), {
-    'x-request-id': ctx.requestId,
-    'x-smg-routed-worker-id': routed ?? pair.decode.key,
-    'x-smg-paced-chunks': String(bodies.length),
-  });
-  return { kind: 'done' };
+  const merged = Buffer.from(JSON.stringify(mergePlan(ctx.endpoint, answers)));
+  return bufferAnswer(
+    200,
+    {
+      'content-type': 'application/json',
+      'x-request-id': ctx.requestId,
+      'x-smg-routed-worker-id': routed ?? decode.key,
+      'x-smg-paced-chunks': String(bodies.length),
+    },
+    merged,
+    {
+      routedTo: decode,
+      midStreamError: (cause) => midStreamGatewayError(cause, decode.url),
+    },
+  );
 }

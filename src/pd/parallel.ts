@@ -5,41 +5,29 @@
  * frees the room instead of holding it until its own deadline). The partner is then "retired"
  * off the request path: its outcome, bounded in time, still reaches its own breaker and the log.
  */
-import type { ServerResponse } from 'node:http';
 import type { Lease } from '../admission/lease.js';
 import type { Logger } from '../observability/logger.js';
-import type { GatewayMetrics } from '../observability/metrics.js';
-import type { AttemptResult } from '../routing/retry.js';
+import type { Answer } from '../routing/answer.js';
 import type { RequestContext } from '../routing/request-context.js';
-import type { UpstreamPools } from '../upstream/pools.js';
-import type { Worker } from '../workers/worker.js';
 import { planBootstrap, serializeWithBootstrap, type LegFields } from './bootstrap.js';
+import { decodeAnswer, DecodeFailedEarly } from './decode-answer.js';
 import {
   closeLeg,
   legFailure,
   startLeg,
   watchUnrelayedBody,
-  type BodyWatch,
   type LegFailure,
   type LegHandle,
   type LegHead,
 } from './leg.js';
-import { relayDecode } from './decode-relay.js';
+import { prefillInputLogprobs, wantsLogprobs } from './logprobs.js';
+import type { Pair, PdDeps } from './pd-deps.js';
+import { PrefillDrain } from './prefill-drain.js';
+
+export type { Pair, PdDeps } from './pd-deps.js';
 
 /** How long a retired partner leg may take to settle before it is let go. */
 const RETIRE_TIMEOUT_MS = 5_000;
-
-export interface PdDeps {
-  pools: UpstreamPools;
-  metrics: GatewayMetrics;
-  logger: Logger;
-  requestTimeoutMs: number;
-}
-
-export interface Pair {
-  prefill: Worker;
-  decode: Worker;
-}
 
 function rankFields(pair: Pair): { prefill: LegFields; decode: LegFields } {
   const prefill: LegFields = {};
@@ -53,57 +41,68 @@ function rankFields(pair: Pair): { prefill: LegFields; decode: LegFields } {
 }
 
 type Race =
-  | { kind: 'both'; prefill: LegHead & { ok: true }; decode: LegHead & { ok: true } }
-  | { kind: 'failed'; failed: LegHandle; head: LegFailure; partner: LegHandle };
+  | { kind: 'both'; decode: LegHead & { ok: true }; prefillText: string | undefined }
+  | { kind: 'failed'; failed: 'prefill' | 'decode'; failure: LegFailure };
 
 /**
- * Resolves when both heads are usable, or at the first failure. A leg whose head came first
- * and whose body then fails while its partner is still answering has failed too: none of it
- * reached the client, so it fails the pair now instead of when the partner answers.
+ * Resolves when the pair is formed: both heads usable (and, when logprobs are merged, the
+ * prefill read whole), or at the first failure of either leg. A decode whose head came first
+ * and whose body then fails while the prefill is still answering has failed too: none of it
+ * reached the client, so it fails the pair now instead of when the prefill answers.
  */
-function firstFailureOrBoth(p: LegHandle, d: LegHandle): Promise<Race> {
+function formPair(prefill: PrefillDrain, d: LegHandle, needText: boolean): Promise<Race> {
   return new Promise((resolve) => {
-    let pHead: (LegHead & { ok: true }) | undefined;
-    let dHead: (LegHead & { ok: true }) | undefined;
-    const watches: BodyWatch[] = [];
     let done = false;
+    let stopWatch: (() => void) | undefined;
     const finish = (race: Race): void => {
+      if (done) return;
       done = true;
-      for (const w of watches) w.stop();
+      stopWatch?.();
       resolve(race);
     };
-    const settle = (h: LegHandle, head: LegHead): void => {
-      if (done) return;
-      if (!head.ok) {
-        finish({ kind: 'failed', failed: h, head, partner: h === p ? d : p });
-        return;
-      }
-      if (h === p) pHead = head;
-      else dHead = head;
-      if (pHead && dHead) {
-        finish({ kind: 'both', prefill: pHead, decode: dHead });
-        return;
-      }
-      const watch = watchUnrelayedBody(h, head.response.body);
-      watches.push(watch);
-      if (watch.failure) settle(h, watch.failure);
-      else void watch.failed.then((failure) => settle(h, failure));
+    let decodeHead: (LegHead & { ok: true }) | undefined;
+    let prefillReady = false;
+    let text: string | undefined;
+    const maybeBoth = (): void => {
+      if (decodeHead && prefillReady)
+        finish({ kind: 'both', decode: decodeHead, prefillText: text });
     };
-    void p.head.then((head) => settle(p, head));
-    void d.head.then((head) => settle(d, head));
+    void prefill.failed.then((failure) => finish({ kind: 'failed', failed: 'prefill', failure }));
+    const ready = needText
+      ? prefill.text.then((t) => {
+          // A failed prefill resolves `text` undefined and is reported through `failed`.
+          if (t !== undefined) text = t;
+          return t !== undefined;
+        })
+      : prefill.headOk.then(() => true);
+    void ready.then((ok) => {
+      if (!ok) return;
+      prefillReady = true;
+      maybeBoth();
+    });
+    void d.head.then((head) => {
+      if (!head.ok) {
+        finish({ kind: 'failed', failed: 'decode', failure: head });
+        return;
+      }
+      decodeHead = head;
+      const watch = watchUnrelayedBody(d, head.response.body);
+      stopWatch = () => watch.stop();
+      void watch.failed.then((failure) => finish({ kind: 'failed', failed: 'decode', failure }));
+      maybeBoth();
+    });
   });
 }
 
-/** Aborts a partner leg and, off the request path, records how it ended. */
-function retire(partner: LegHandle, cause: string, logger: Logger): void {
-  partner.signal.abort(new Error(`partner leg failed: ${cause}`));
+/** Aborts a decode partner and, off the request path, records how it ended. */
+function retireDecode(partner: LegHandle, cause: string, logger: Logger): void {
+  partner.call?.abort(new Error(`partner leg failed: ${cause}`));
   const timeout = new Promise<undefined>((resolve) => {
     setTimeout(() => resolve(undefined), RETIRE_TIMEOUT_MS).unref();
   });
   void Promise.race([partner.head, timeout]).then((head) => {
     if (head?.ok) {
-      head.response.body.on('error', () => undefined);
-      head.response.body.destroy();
+      head.response.body.cancel(new Error('retired'));
       partner.worker.circuit.record('success');
     } else if (head) {
       partner.worker.circuit.record(head.outcome);
@@ -120,15 +119,15 @@ function retire(partner: LegHandle, cause: string, logger: Logger): void {
 export async function dispatchParallel(
   ctx: RequestContext,
   pair: Pair,
-  res: ServerResponse,
   deps: PdDeps,
   slot?: Lease,
   claim?: Lease,
-): Promise<AttemptResult> {
+): Promise<Answer> {
   const plan = planBootstrap(ctx.endpoint, ctx.body, pair.prefill.url, pair.prefill.bootstrapPort);
   const ranks = rankFields(pair);
   const prefillBody = serializeWithBootstrap(ctx.body, plan, ranks.prefill);
   const decodeBody = serializeWithBootstrap(ctx.body, plan, ranks.decode);
+  const labels = { backend_type: 'pd', model: ctx.modelLabel, runtime: pair.prefill.runtime };
   // Both leases are taken in this synchronous step, right after selection.
   const p = startLeg(
     'prefill',
@@ -148,40 +147,51 @@ export async function dispatchParallel(
     deps.requestTimeoutMs,
     claim,
   );
-  const race = await firstFailureOrBoth(p, d);
+  const prefill = new PrefillDrain(p, ctx, deps, labels);
+  const merge = wantsLogprobs(ctx.body);
+  const race = await formPair(prefill, d, merge);
 
   if (race.kind === 'failed') {
-    retire(race.partner, race.head.error.code, deps.logger);
-    return failPair(ctx, race.failed, race.head, deps);
+    if (race.failed === 'prefill') {
+      retireDecode(d, race.failure.error.code, deps.logger);
+      throw failPair(ctx, p, prefill.takeFailure() ?? race.failure, deps);
+    }
+    prefill.retire(race.failure.error.code);
+    throw failPair(ctx, d, race.failure, deps);
   }
 
-  const labels = { backend_type: 'pd', model: ctx.modelLabel, runtime: pair.prefill.runtime };
   deps.metrics.pdTtft.observe(labels, (performance.now() - p.sentAt) / 1000);
-  const relayed = await relayDecode({
-    ctx,
-    res,
-    deps,
-    prefill: p,
-    decode: d,
-    prefillResponse: race.prefill.response,
-    decodeResponse: race.decode.response,
-    labels,
-  });
-  // The relay already cut and drained the prefill partner.
-  return relayed.kind === 'relayed' ? { kind: 'done' } : failPair(ctx, d, relayed.failure, deps);
+  try {
+    return await decodeAnswer({
+      ctx,
+      deps,
+      decode: d,
+      head: race.decode.response,
+      prefill,
+      logprobPrefix: merge ? (prefillInputLogprobs(race.prefillText ?? '') ?? []) : undefined,
+    });
+  } catch (err) {
+    if (!(err instanceof DecodeFailedEarly)) throw err;
+    prefill.retire(err.failure.error.code);
+    throw failPair(ctx, d, err.failure, deps);
+  }
 }
 
-/** A pair whose leg failed before the client got a byte: the attempt answers or retries it. */
-function failPair(
+/**
+ * A pair whose leg failed before the client got a byte: the failed leg is charged and closed,
+ * and the error is returned for the attempt to throw (the retry decorator retries it on a new
+ * pair when it is retryable). When the client is gone, its own reason is returned instead.
+ */
+export function failPair(
   ctx: RequestContext,
   failed: LegHandle,
   failure: LegFailure,
   deps: PdDeps,
-): AttemptResult {
-  const result = legFailure(failed, failure);
-  if (ctx.signal.aborted) return { kind: 'done' };
+): unknown {
+  const error = legFailure(failed, failure);
+  if (ctx.signal.aborted) return ctx.signal.reason;
   // One failed pair is one count and one warning, wherever it was first seen.
-  if (failure.reported === true) return result;
+  if (failure.reported === true) return error;
   deps.metrics.pdBootstrapFailures.inc();
   deps.logger.warn(
     {
@@ -192,5 +202,5 @@ function failPair(
     },
     'PD leg failed',
   );
-  return result;
+  return error;
 }

@@ -4,12 +4,12 @@
  * in sequence, SGLang/TokenSpeed in parallel. Each retry re-selects the whole pair and mints
  * fresh rooms; every attempt releases its leases before the executor backs off.
  */
-import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { PolicyRegistry } from '../policies/registry.js';
 import { checkOverloadShed } from '../routing/overload-shed.js';
 import { selectInfoFor, type RequestContext } from '../routing/request-context.js';
-import { executeWithRetry, type AttemptResult, type RetryConfig } from '../routing/retry.js';
+import { withRetry, type RetryConfig } from '../routing/retry.js';
+import type { Answer } from '../routing/answer.js';
 import type { PrefillAdmission, PrefillSlot } from '../admission/prefill-admission.js';
 import type { DecodeAdmission, DecodeClaim, WaitBudget } from '../admission/decode-admission.js';
 import { batchSize } from './bootstrap.js';
@@ -19,7 +19,8 @@ import { retryMetricHooks, routerLabels, withRouterMetrics } from '../routing/ro
 import type { Random } from '../util/random.js';
 import type { WorkerRegistry } from '../workers/registry.js';
 import type { Worker, WorkerType } from '../workers/worker.js';
-import { dispatchParallel, type Pair, type PdDeps } from './parallel.js';
+import { dispatchParallel } from './parallel.js';
+import type { Pair, PdDeps } from './pd-deps.js';
 import { dispatchSequential } from './sequential.js';
 import { dispatchPaced } from './paced.js';
 
@@ -122,72 +123,81 @@ export class PdRouter implements Router {
   /**
    * One attempt. Order matters: the decode worker is chosen and its rooms claimed first (the
    * decode gate runs before any other scarce resource is taken), then the prefill slot, then
-   * the legs' load leases. A failure at any step releases what the earlier steps took.
+   * the legs' load leases. A failure at any step releases what the earlier steps took; on
+   * success the legs hold the slot and the claim until their answer ends.
    */
-  async #attempt(
-    ctx: RequestContext,
-    res: ServerResponse,
-    budget: WaitBudget | undefined,
-  ): Promise<AttemptResult> {
+  async #attempt(ctx: RequestContext, budget: WaitBudget | undefined): Promise<Answer> {
     const { prefillAdmission, decodeAdmission } = this.deps;
     let claim: DecodeClaim | undefined;
     let slot: PrefillSlot | undefined;
-    let pair: Pair;
     try {
       const decode = this.#pickOrThrow(ctx, 'decode');
       if (decodeAdmission) {
         claim = await decodeAdmission.claim(decode, roomsFor(ctx), { budget, signal: ctx.signal });
       }
       if (prefillAdmission) slot = await this.#admitPrefill(ctx, prefillAdmission);
-      pair = { prefill: slot?.worker ?? this.#pickOrThrow(ctx, 'prefill'), decode };
+      const pair: Pair = { prefill: slot?.worker ?? this.#pickOrThrow(ctx, 'prefill'), decode };
+      return await this.#dispatch(ctx, pair, slot, claim);
     } catch (err) {
-      claim?.release();
-      slot?.release();
-      if (ctx.signal.aborted) return { kind: 'done' };
-      if (err instanceof GatewayError)
-        return err.retryable
-          ? { kind: 'retry', reason: err.code, error: err }
-          : { kind: 'fail', error: err };
-      throw err;
-    }
-    try {
-      if (claim && claim.granted < claim.requested) {
-        // Wider than the window: paced chunks inside this one claim and one prefill slot.
-        if (pair.prefill.runtime === 'vllm')
-          return {
-            kind: 'fail',
-            error: new GatewayError(
-              'invalid_body',
-              `This request needs ${claim.requested} decode sequences but the decode running window is ${claim.granted}; send at most ${claim.granted} samples per request`,
-              { retryable: false },
-            ),
-          };
-        return await dispatchPaced(ctx, pair, res, this.deps, claim.granted);
-      }
-      return pair.prefill.runtime === 'vllm'
-        ? await dispatchSequential(ctx, pair, res, this.deps, slot, claim)
-        : await dispatchParallel(ctx, pair, res, this.deps, slot, claim);
-    } finally {
       // Normally released when their legs end; this covers every other exit.
       slot?.release();
       claim?.release();
+      // The client left: nobody to answer, and nothing to retry.
+      throw ctx.signal.aborted ? ctx.signal.reason : err;
     }
   }
 
-  async route(ctx: RequestContext, res: ServerResponse): Promise<void> {
+  #dispatch(
+    ctx: RequestContext,
+    pair: Pair,
+    slot: PrefillSlot | undefined,
+    claim: DecodeClaim | undefined,
+  ): Promise<Answer> {
+    if (claim && claim.granted < claim.requested) {
+      // Wider than the window: paced chunks inside this one claim and one prefill slot.
+      if (pair.prefill.runtime === 'vllm')
+        throw new GatewayError(
+          'invalid_body',
+          `This request needs ${claim.requested} decode sequences but the decode running window is ${claim.granted}; send at most ${claim.granted} samples per request`,
+          { retryable: false },
+        );
+      return this.#paced(ctx, pair, slot, claim);
+    }
+    return pair.prefill.runtime === 'vllm'
+      ? dispatchSequential(ctx, pair, this.deps, slot, claim)
+      : dispatchParallel(ctx, pair, this.deps, slot, claim);
+  }
+
+  /** Paced chunks hold the request's one slot and claim until the merged answer is written. */
+  async #paced(
+    ctx: RequestContext,
+    pair: Pair,
+    slot: PrefillSlot | undefined,
+    claim: DecodeClaim,
+  ): Promise<Answer> {
+    const answer = await dispatchPaced(
+      ctx,
+      claim.granted,
+      (chunk) => dispatchParallel(chunk, pair, this.deps),
+      pair.decode,
+    );
+    if (slot) answer.leases.push(slot);
+    answer.leases.push(claim);
+    return answer;
+  }
+
+  async route(ctx: RequestContext): Promise<Answer> {
     const { metrics } = this.deps;
     const labels = routerLabels('pd', ctx);
     metrics.routerRequests.inc({ ...labels, streaming: String(ctx.stream) });
     // One wait budget per client request, shared by every attempt: retries never multiply it.
     const budget = this.deps.decodeAdmission?.newBudget();
-    await withRouterMetrics(metrics, labels, ctx, () =>
-      executeWithRetry(
-        () => this.#attempt(ctx, res, budget),
-        this.deps.retry,
-        this.deps.random,
-        ctx.signal,
-        retryMetricHooks(metrics, ['prefill', 'decode'], ctx),
-      ),
+    return withRouterMetrics(metrics, labels, ctx, () =>
+      withRetry(() => this.#attempt(ctx, budget), this.deps.retry, {
+        random: this.deps.random,
+        signal: ctx.signal,
+        hooks: retryMetricHooks(metrics, ['prefill', 'decode'], ctx),
+      }),
     );
   }
 }

@@ -5,14 +5,13 @@
  * (`n > 1`) cannot share one handoff and goes to the decode alone. Each leg's outcome is
  * recorded against its own worker only; a leg never contacted records nothing.
  */
-import type { ServerResponse } from 'node:http';
 import type { Lease } from '../admission/lease.js';
-import type { AttemptResult } from '../routing/retry.js';
+import type { Answer } from '../routing/answer.js';
 import type { RequestContext } from '../routing/request-context.js';
 import type { JsonObject } from '../server/body.js';
-import { readBodyText } from '../upstream/forward.js';
+import { readAllText } from '../upstream/body-source.js';
 import type { Worker } from '../workers/worker.js';
-import { relayDecode } from './decode-relay.js';
+import { decodeAnswer, DecodeFailedEarly } from './decode-answer.js';
 import {
   connectorFor,
   mintTransferId,
@@ -21,8 +20,8 @@ import {
   NIXL_PREFILL_PARAMS,
   type ConnectorPlan,
 } from './kv-transfer.js';
-import { bodyFailure, closeLeg, legFailure, startLeg } from './leg.js';
-import type { Pair, PdDeps } from './parallel.js';
+import { bodyFailure, closeLeg, legFailure, startLeg, type LegHandle } from './leg.js';
+import type { Pair, PdDeps } from './pd-deps.js';
 import { hasMultimodalInput, samplingN, sanitizePrefill } from './sanitize.js';
 import { shouldSkipPrefill } from './skip-prefill.js';
 
@@ -62,11 +61,10 @@ function harvestParams(text: string, plan: ConnectorPlan, transferId: string | u
 export async function dispatchSequential(
   ctx: RequestContext,
   pair: Pair,
-  res: ServerResponse,
   deps: PdDeps,
   slot?: Lease,
   claim?: Lease,
-): Promise<AttemptResult> {
+): Promise<Answer> {
   const { metrics, logger } = deps;
   const plan = connectorFor(pair.prefill);
   const relayPossible = samplingN(ctx.body) <= 1;
@@ -100,18 +98,14 @@ export async function dispatchSequential(
       slot,
     );
     const head = await p.head;
-    if (!head.ok)
-      return ctx.signal.aborted
-        ? (closeLeg(p, 'client left'), { kind: 'done' })
-        : legFailure(p, head);
+    if (!head.ok) throw failLeg(ctx, p, head);
     let text: string;
     try {
-      text = await readBodyText(head.response.body);
+      text = await readAllText(head.response.body);
     } catch (err) {
-      if (ctx.signal.aborted) return (closeLeg(p, 'client left'), { kind: 'done' });
       // The leg's own classification: a transport failure is retried and charged to the worker,
       // the gateway's buffering limit is neither.
-      return legFailure(p, bodyFailure(p, err));
+      throw failLeg(ctx, p, bodyFailure(p, err));
     }
     p.worker.circuit.record('success');
     metrics.pdPrefillDuration.observe(labels, (performance.now() - p.sentAt) / 1000);
@@ -146,21 +140,25 @@ export async function dispatchSequential(
     claim,
   );
   const head = await d.head;
-  if (!head.ok)
-    return ctx.signal.aborted
-      ? (closeLeg(d, 'client left'), { kind: 'done' })
-      : legFailure(d, head);
+  if (!head.ok) throw failLeg(ctx, d, head);
   metrics.pdTtft.observe(labels, (performance.now() - started) / 1000);
   if (prefillAnsweredAt !== undefined && decodeBody !== ctx.body) {
     metrics.pdKvTransferDuration.observe(labels, (performance.now() - prefillAnsweredAt) / 1000);
   }
-  const relayed = await relayDecode({
-    ctx,
-    res,
-    deps,
-    decode: d,
-    decodeResponse: head.response,
-    labels,
-  });
-  return relayed.kind === 'relayed' ? { kind: 'done' } : legFailure(d, relayed.failure);
+  try {
+    return await decodeAnswer({ ctx, deps, decode: d, head: head.response });
+  } catch (err) {
+    throw err instanceof DecodeFailedEarly ? failLeg(ctx, d, err.failure) : err;
+  }
+}
+
+/** A failed leg is closed; the attempt throws the leg's error, or the client's reason when it left. */
+function failLeg(
+  ctx: RequestContext,
+  h: LegHandle,
+  failure: Parameters<typeof legFailure>[1],
+): unknown {
+  if (!ctx.signal.aborted) return legFailure(h, failure);
+  closeLeg(h, 'client left');
+  return ctx.signal.reason;
 }

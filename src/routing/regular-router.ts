@@ -1,11 +1,10 @@
 /**
- * Regular (non-PD) HTTP routing: model -> candidates -> policy -> load lease -> forward -> relay,
- * inside the retry executor. Selection and the lease are taken in one synchronous step (no await
- * in between), so two requests never both see a worker's old load. Each attempt releases its
- * lease before the executor backs off, and records its outcome on that worker's breaker.
+ * Regular (non-PD) HTTP routing: model -> candidates -> policy -> load lease -> send -> answer,
+ * inside the retry decorator. Selection and the lease are taken in one synchronous step (no
+ * await in between), so two requests never both see a worker's old load. The answer holds the
+ * lease until it is written (or discarded for a retry), and its end is recorded on that
+ * worker's breaker.
  */
-import type { ServerResponse } from 'node:http';
-import type { Dispatcher } from 'undici';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Logger } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
@@ -15,20 +14,17 @@ import {
   midStreamGatewayError,
   transportGatewayError,
 } from '../upstream/errors.js';
-import { AttemptSignal, isEventStream, relayResponse, sendUpstream } from '../upstream/forward.js';
-import { buildUpstreamHeaders } from '../upstream/headers.js';
+import { isEventStream } from '../upstream/event-stream.js';
+import { buildUpstreamHeaders, relayResponseHeaders } from '../upstream/headers.js';
 import type { UpstreamPools } from '../upstream/pools.js';
+import { callUpstream, type UpstreamHead } from '../upstream/upstream-call.js';
 import type { Random } from '../util/random.js';
 import { outcomeForStatus } from '../workers/circuit-breaker.js';
 import type { WorkerRegistry } from '../workers/registry.js';
 import type { Worker } from '../workers/worker.js';
+import type { Answer, AnswerLease } from './answer.js';
 import { selectInfoFor, type RequestContext } from './request-context.js';
-import {
-  executeWithRetry,
-  RETRYABLE_STATUSES,
-  type AttemptResult,
-  type RetryConfig,
-} from './retry.js';
+import { RETRYABLE_STATUSES, withRetry, type RetryConfig } from './retry.js';
 import type { Router } from './router.js';
 import { retryMetricHooks, routerLabels, withRouterMetrics } from './router-metrics.js';
 import { ROUTER_TYPE_HTTP } from '../observability/metric-labels.js';
@@ -86,46 +82,30 @@ export class RegularRouter implements Router {
     return worker;
   }
 
-  async route(ctx: RequestContext, res: ServerResponse): Promise<void> {
+  async route(ctx: RequestContext): Promise<Answer> {
     const { metrics } = this.deps;
     const labels = routerLabels('regular', ctx);
     // Counted before selection, as SMG does, so requests that find no worker are counted too.
     metrics.routerRequests.inc({ ...labels, streaming: String(ctx.stream) });
-    await withRouterMetrics(metrics, labels, ctx, () =>
-      executeWithRetry(
-        async (_i, isLast) => {
-          const worker = this.#selectForAttempt(ctx);
-          if (worker instanceof GatewayError)
-            return { kind: 'retry', reason: worker.code, error: worker };
-          return this.#attempt(ctx, worker, res, isLast);
-        },
-        this.deps.retry,
-        this.deps.random,
-        ctx.signal,
-        retryMetricHooks(metrics, ['regular'], ctx),
-      ),
+    return withRouterMetrics(metrics, labels, ctx, () =>
+      withRetry(() => this.#attempt(ctx), this.deps.retry, {
+        random: this.deps.random,
+        signal: ctx.signal,
+        hooks: retryMetricHooks(metrics, ['regular'], ctx),
+      }),
     );
   }
 
-  /** Selection errors that may clear up (no available worker) are retried; others are thrown. */
-  #selectForAttempt(ctx: RequestContext): Worker | GatewayError {
-    try {
-      return this.selectWorker(ctx);
-    } catch (err) {
-      if (err instanceof GatewayError && err.retryable) return err;
-      throw err;
-    }
-  }
-
-  async #attempt(
-    ctx: RequestContext,
-    worker: Worker,
-    res: ServerResponse,
-    isLast: boolean,
-  ): Promise<AttemptResult> {
+  /**
+   * One attempt: select, take the load lease, send, and turn the head into an answer that holds
+   * the lease until it is written. A transport failure is thrown as a retryable error with the
+   * lease already released.
+   */
+  async #attempt(ctx: RequestContext): Promise<Answer> {
     const { pools, metrics } = this.deps;
+    const worker = this.selectWorker(ctx);
     const load = worker.acquireLoad();
-    const attempt = new AttemptSignal(ctx.signal, this.deps.requestTimeoutMs);
+    let head: UpstreamHead;
     try {
       const pool = pools.get(worker.origin);
       if (!pool)
@@ -134,18 +114,21 @@ export class RegularRouter implements Router {
           `Worker ${worker.url} has no connection pool`,
         );
       const body = upstreamBodyFor(ctx, worker);
-      let upstream: Dispatcher.ResponseData;
-      try {
-        upstream = await sendUpstream({
-          pool,
+      const call = callUpstream(
+        pool,
+        {
           method: 'POST',
           path: worker.upstreamPath(ctx.path),
           headers: buildUpstreamHeaders(ctx, worker.apiKey, body.length),
           body,
-          signal: attempt.signal,
-        });
+        },
+        ctx.signal,
+        this.deps.requestTimeoutMs,
+      );
+      try {
+        head = await call.head;
       } catch (err) {
-        if (ctx.signal.aborted) return { kind: 'done' }; // the client left; nobody to answer
+        if (ctx.signal.aborted) throw err; // the client left; nobody to answer
         const kind = classifyTransportError(err);
         metrics.workerErrors.inc({
           worker_type: worker.type,
@@ -153,69 +136,70 @@ export class RegularRouter implements Router {
           error_type: kind,
         });
         worker.circuit.record('failure');
-        return { kind: 'retry', reason: kind, error: transportGatewayError(err, worker.url) };
+        throw transportGatewayError(err, worker.url);
       }
-      const status = upstream.statusCode;
-      metrics.routerUpstreamResponses.inc({
-        router_type: ROUTER_TYPE_HTTP,
-        status_code: String(status),
-        error_code: '',
-      });
-      if (RETRYABLE_STATUSES.has(status)) {
-        worker.circuit.record(outcomeForStatus(status));
-        if (!isLast) {
-          await upstream.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-          return {
-            kind: 'retry',
-            reason: `status_${status}`,
-            error: new GatewayError(
-              'call_upstream_status_error',
-              `Worker ${worker.url} answered status ${status}`,
-              { status },
-            ),
-          };
-        }
-      }
-      await this.#relay(ctx, worker, upstream, res);
-      return { kind: 'done', exhausted: RETRYABLE_STATUSES.has(status) };
-    } finally {
-      attempt.dispose();
+    } catch (err) {
       load.release();
+      throw err;
     }
+    const status = head.status;
+    metrics.routerUpstreamResponses.inc({
+      router_type: ROUTER_TYPE_HTTP,
+      status_code: String(status),
+      error_code: '',
+    });
+    // A retryable status is charged now: the answer may be discarded by the retry decorator.
+    const retryable = RETRYABLE_STATUSES.has(status);
+    if (retryable) worker.circuit.record(outcomeForStatus(status));
+    const streaming = isEventStream(head.headers);
+    return {
+      status,
+      headers: relayResponseHeaders(head.headers, {
+        'x-request-id': ctx.requestId,
+        'x-smg-routed-worker-id': worker.key,
+      }),
+      body: head.body,
+      eventStream: streaming,
+      routedTo: worker,
+      leases: [load, this.#outcomeLease(ctx, worker, retryable)],
+      midStreamError: (cause) => midStreamGatewayError(cause, worker.url),
+      onFirstByte: streaming ? this.#ttftObserver(ctx) : undefined,
+    };
   }
 
-  async #relay(
-    ctx: RequestContext,
-    worker: Worker,
-    upstream: Dispatcher.ResponseData,
-    res: ServerResponse,
-  ): Promise<void> {
-    const { metrics } = this.deps;
-    const streaming = isEventStream(upstream.headers);
+  #ttftObserver(ctx: RequestContext): () => void {
     const { router_type, backend_type, model, endpoint } = routerLabels('regular', ctx);
-    const ttft = metrics.routerTtft.labels({ router_type, backend_type, model, endpoint });
-    const start = ctx.startTime;
-    const { outcome, error } = await relayResponse(upstream, res, {
-      headers: { 'x-request-id': ctx.requestId, 'x-smg-routed-worker-id': worker.key },
-      onFirstByte: streaming ? () => ttft.observe((performance.now() - start) / 1000) : undefined,
-      midStreamError: (cause) => midStreamGatewayError(cause, worker.url),
+    const ttft = this.deps.metrics.routerTtft.labels({
+      router_type,
+      backend_type,
+      model,
+      endpoint,
     });
-    const retryable = RETRYABLE_STATUSES.has(upstream.statusCode);
-    if (outcome === 'upstream_failed') {
-      // A stream that dies after its head is a failure of the worker, not a success (the peers
-      // that recorded the 200 head kept routing to a dying worker).
-      worker.circuit.record('failure');
-      metrics.workerErrors.inc({
-        worker_type: worker.type,
-        connection_mode: 'http',
-        error_type: 'stream',
-      });
-      this.deps.logger.warn(
-        { worker: worker.url, requestId: ctx.requestId, err: String(error) },
-        'worker failed mid-response',
-      );
-    } else if (outcome === 'complete' && !retryable) {
-      worker.circuit.record(outcomeForStatus(upstream.statusCode));
-    }
+    return () => ttft.observe((performance.now() - ctx.startTime) / 1000);
+  }
+
+  /** Records how the written answer ended on the worker's breaker and in the error metrics. */
+  #outcomeLease(ctx: RequestContext, worker: Worker, retryable: boolean): AnswerLease {
+    const { metrics, logger } = this.deps;
+    return {
+      release: (end, error) => {
+        if (end === 'upstream_failed') {
+          // A stream that dies after its head is a failure of the worker, not a success (the
+          // peers that recorded the 200 head kept routing to a dying worker).
+          worker.circuit.record('failure');
+          metrics.workerErrors.inc({
+            worker_type: worker.type,
+            connection_mode: 'http',
+            error_type: 'stream',
+          });
+          logger.warn(
+            { worker: worker.url, requestId: ctx.requestId, err: String(error) },
+            'worker failed mid-response',
+          );
+        } else if (end === 'complete' && !retryable) {
+          worker.circuit.record('success');
+        }
+      },
+    };
   }
 }

@@ -2,12 +2,14 @@
  * SMG's retry rules (smg-core.md §5.2): `maxAttempts` counts every send, the first included;
  * retryable statuses are 408/429/500/502/503/504 plus transport failures; a response marked
  * non-retryable (an overload shed) is final; backoff before attempt i+1 is
- * min(initial * multiplier^i, max) with ±jitter. The executor itself holds no lease: each
- * attempt releases its own before the executor sleeps.
+ * min(initial * multiplier^i, max) with ±jitter. The decorator itself holds no lease: an attempt
+ * that throws has released its own, and a discarded answer's are released before the sleep.
  */
 import type { Random } from '../util/random.js';
-import type { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { RETRYABLE_STATUSES } from '../errors/retryable.js';
 import { sleep } from '../util/clock.js';
+import { discardAnswer, type Answer } from './answer.js';
 
 export { RETRYABLE_STATUSES } from '../errors/retryable.js';
 
@@ -27,55 +29,77 @@ export function backoffMs(i: number, cfg: RetryConfig, random: Random): number {
   return Math.max(0, base + Math.round(base * cfg.jitter * u));
 }
 
-/**
- * What one attempt reports back. A `retry` attempt has already released its leases; `error` is
- * what the client gets if no attempt is left. On its last attempt a router relays a retryable
- * upstream response instead of reporting `retry` (SMG returns the last response as is).
- */
-export type AttemptResult =
-  | {
-      kind: 'done';
-      /** the last attempt relayed a retryable answer: attempts are exhausted */ exhausted?: boolean;
-    }
-  | { kind: 'retry'; reason: string; error: GatewayError }
-  /** A final error: answered at once, never retried. */
-  | { kind: 'fail'; error: GatewayError };
-
 export interface RetryHooks {
   onRetry(attempt: number, delayMs: number, reason: string): void;
   onExhausted(reason: string): void;
 }
 
+export interface RetryDeps {
+  random: Random;
+  /** The client's signal: a backoff ends early when the client goes away. */
+  signal: AbortSignal;
+  hooks: RetryHooks;
+}
+
 /**
- * Runs attempts until one is done or attempts run out; then throws the last attempt's error.
- * Backoff sleeps end early when the client goes away (the error then has no one to reach).
+ * Why an attempt is worth another try, or undefined when its outcome is final: a retryable
+ * gateway error (transport failure, selection miss, failed PD leg), or an answer with a
+ * retryable status. Anything else (a non-retryable error, a crash, the client gone) is final.
  */
-export async function executeWithRetry(
-  attempt: (index: number, isLast: boolean) => Promise<AttemptResult>,
+function retryReason(outcome: unknown, isAnswer: boolean): string | undefined {
+  if (isAnswer) {
+    const status = (outcome as Answer).status;
+    return RETRYABLE_STATUSES.has(status) ? `status_${status}` : undefined;
+  }
+  return outcome instanceof GatewayError && outcome.retryable ? outcome.code : undefined;
+}
+
+/**
+ * Retry as a decorator around one attempt (SMG's rules, above). The decision is made on the
+ * answer's status before a byte of it is written: a retryable answer with attempts left is
+ * discarded (its body dumped, its leases released) and the next attempt runs after a backoff.
+ * The last attempt's answer is returned as is (SMG relays the last response), and the last
+ * attempt's error is thrown.
+ */
+export async function withRetry(
+  attempt: (index: number) => Promise<Answer>,
   cfg: RetryConfig,
-  random: Random,
-  signal: AbortSignal,
-  hooks: RetryHooks,
-): Promise<void> {
+  deps: RetryDeps,
+): Promise<Answer> {
   const max = Math.max(1, cfg.maxAttempts);
   for (let i = 0; ; i++) {
     const isLast = i + 1 >= max;
-    const result = await attempt(i, isLast);
-    if (result.kind === 'done') {
-      if (result.exhausted && max > 1) hooks.onExhausted('retryable_status');
-      return;
-    }
-    if (result.kind === 'fail') throw result.error;
-    if (isLast) {
-      if (max > 1) hooks.onExhausted(result.reason);
-      throw result.error;
-    }
-    const delay = backoffMs(i, cfg, random);
-    hooks.onRetry(i + 1, delay, result.reason);
+    let answer: Answer | undefined;
+    let error: unknown;
     try {
-      await sleep(delay, signal);
+      answer = await attempt(i);
+    } catch (err) {
+      error = err;
+    }
+    const reason = retryReason(answer ?? error, answer !== undefined);
+    if (reason === undefined) {
+      if (answer) return answer;
+      throw error;
+    }
+    if (isLast) {
+      if (max > 1) deps.hooks.onExhausted(reason);
+      if (answer) return answer;
+      throw error;
+    }
+    if (answer) {
+      discardAnswer(answer, `retrying after status ${answer.status}`);
+      error = new GatewayError(
+        'call_upstream_status_error',
+        `Worker ${answer.routedTo?.url ?? ''} answered status ${answer.status}`,
+        { status: answer.status },
+      );
+    }
+    const delay = backoffMs(i, cfg, deps.random);
+    deps.hooks.onRetry(i + 1, delay, reason);
+    try {
+      await sleep(delay, deps.signal);
     } catch {
-      throw result.error;
+      throw error;
     }
   }
 }

@@ -9,12 +9,12 @@
  * PD weight is 2·min(P, D) by default; a router is never picked for an endpoint it cannot
  * serve (SMG's PD router answered 501); a routing key pins the pool choice.
  */
-import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Random } from '../util/random.js';
 import type { WorkerRegistry } from '../workers/registry.js';
 import { UNKNOWN_MODEL_ID, WORKER_TYPES } from '../workers/worker.js';
 import type { Endpoint, RequestContext } from './request-context.js';
+import type { Answer } from './answer.js';
 import type { Router, RouterType } from './router.js';
 import {
   defaultSupports,
@@ -97,9 +97,8 @@ export class RouterManager implements Router {
     this.#routers.set(router.type, router);
   }
 
-  async route(ctx: RequestContext, res: ServerResponse): Promise<void> {
-    const { router } = this.choose(ctx);
-    await router.route(ctx, res);
+  async route(ctx: RequestContext): Promise<Answer> {
+    return this.choose(ctx).router.route(ctx);
   }
 
   /** Picks the router for one request, or throws the gateway's answer for why there is none. */

@@ -11,6 +11,7 @@ import {
   type BackendType,
 } from '../observability/metric-labels.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
+import type { Answer } from './answer.js';
 import type { RequestContext } from './request-context.js';
 import type { RetryHooks } from './retry.js';
 
@@ -54,20 +55,28 @@ export function routerLabels(backend: BackendType, ctx: RequestContext): RouterL
   };
 }
 
-/** Runs a routed request, recording its gateway error (if any, by SMG's status class) and its duration. */
+/**
+ * Runs a routed request, recording its gateway error (if any, by SMG's status class) and its
+ * duration: until the error, or until its answer has been written (a lease on the answer).
+ */
 export async function withRouterMetrics(
   metrics: GatewayMetrics,
   labels: RouterLabels,
   ctx: RequestContext,
-  run: () => Promise<void>,
-): Promise<void> {
+  run: () => Promise<Answer>,
+): Promise<Answer> {
+  let answer: Answer;
   try {
-    await run();
+    answer = await run();
   } catch (err) {
     if (err instanceof GatewayError)
       metrics.routerErrors.inc({ ...labels, error_type: errorTypeForStatus(err.status) });
-    throw err;
-  } finally {
     metrics.routerDuration.observe(labels, (performance.now() - ctx.startTime) / 1000);
+    throw err;
   }
+  answer.leases.push({
+    release: () =>
+      metrics.routerDuration.observe(labels, (performance.now() - ctx.startTime) / 1000),
+  });
+  return answer;
 }

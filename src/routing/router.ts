@@ -1,15 +1,15 @@
-import type { ServerResponse } from 'node:http';
+import type { Answer } from './answer.js';
 import type { RequestContext } from './request-context.js';
 
 /** SMG router ids; the IGW router manager picks among these per request. */
 export type RouterType = 'http-regular' | 'http-pd';
 
 /**
- * A router answers one inference request completely: it selects worker(s), forwards, relays,
- * and releases every lease it took. Errors before the response head are thrown as
- * GatewayError for the caller to write; after the head they are written in-stream.
+ * A router turns one inference request into an answer: it selects worker(s), sends, and returns
+ * the answer with every lease it still holds attached (the writer releases them). A request it
+ * cannot answer is thrown as a GatewayError, with everything it took already released.
  */
 export interface Router {
   readonly type: RouterType;
-  route(ctx: RequestContext, res: ServerResponse): Promise<void>;
+  route(ctx: RequestContext): Promise<Answer>;
 }

@@ -11,6 +11,7 @@ import { buildRequestContext, type Endpoint } from '../../routing/request-contex
 import type { AppContext } from '../app-context.js';
 import { parseJsonObject, readBody } from '../body.js';
 import { clientHeadersOf, requestIdOf } from '../request-id.js';
+import { writeAnswer } from '../write-answer.js';
 
 /** Raised into the request's signal when the client goes away before the response ends. */
 export class ClientDisconnectedError extends Error {
@@ -75,7 +76,8 @@ export function inferenceHandler(endpoint: Endpoint) {
         modelLabel: (model) => app.registry.modelLabel(model),
         onHintIgnored: (header) => app.metrics.routingHintIgnored.inc({ header }),
       });
-      await app.router.route(ctx, res);
+      const answer = await app.router.route(ctx);
+      await writeAnswer(res, answer);
     } catch (err) {
       if (client.signal.aborted) return;
       if (err instanceof GatewayError) {

@@ -9,7 +9,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request, type Dispatcher } from 'undici';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { sendError, sendText } from '../../errors/respond.js';
-import { AttemptSignal } from '../../upstream/forward.js';
 import type { Worker } from '../../workers/worker.js';
 import type { AppContext } from '../app-context.js';
 import { firstAvailable, workerHeaders } from './worker-proxy.js';
@@ -60,42 +59,27 @@ export async function pdHealthGenerate(
   res.once('close', () => {
     if (!res.writableFinished) client.abort();
   });
-  const attempt = new AttemptSignal(client.signal, app.config.requestTimeoutSecs * 1000);
-  try {
-    const failures = await Promise.all([
-      probe(
-        app.workerDispatcher,
-        prefill,
-        'Prefill',
-        workerHeaders(prefill, req, app),
-        attempt.signal,
-      ),
-      probe(
-        app.workerDispatcher,
-        decode,
-        'Decode',
-        workerHeaders(decode, req, app),
-        attempt.signal,
-      ),
-    ]);
-    if (client.signal.aborted) return;
-    const errors = failures.filter((f): f is string => f !== undefined);
-    if (errors.length === 0) {
-      sendText(
-        res,
-        200,
-        `Health generate passed on selected pair: prefill=${prefill.url}, decode=${decode.url}`,
-      );
-      return;
-    }
-    sendError(
+  // A cold path: the deadline rides on a signal of its own.
+  const signal = AbortSignal.any([
+    client.signal,
+    AbortSignal.timeout(app.config.requestTimeoutSecs * 1000),
+  ]);
+  const failures = await Promise.all([
+    probe(app.workerDispatcher, prefill, 'Prefill', workerHeaders(prefill, req, app), signal),
+    probe(app.workerDispatcher, decode, 'Decode', workerHeaders(decode, req, app), signal),
+  ]);
+  if (client.signal.aborted) return;
+  const errors = failures.filter((f): f is string => f !== undefined);
+  if (errors.length === 0) {
+    sendText(
       res,
-      new GatewayError(
-        'health_generate_failed',
-        `Health generate failed: ${JSON.stringify(errors)}`,
-      ),
+      200,
+      `Health generate passed on selected pair: prefill=${prefill.url}, decode=${decode.url}`,
     );
-  } finally {
-    attempt.dispose();
+    return;
   }
+  sendError(
+    res,
+    new GatewayError('health_generate_failed', `Health generate failed: ${JSON.stringify(errors)}`),
+  );
 }

@@ -9,8 +9,10 @@ import { request } from 'undici';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { sendError, sendJson } from '../../errors/respond.js';
 import { midStreamGatewayError, transportGatewayError } from '../../upstream/errors.js';
-import { AttemptSignal, relayResponse, sendUpstream } from '../../upstream/forward.js';
-import { workerCallHeaders } from '../../upstream/headers.js';
+import { isEventStream } from '../../upstream/event-stream.js';
+import { callUpstream, type UpstreamHead } from '../../upstream/upstream-call.js';
+import { writeAnswer } from '../write-answer.js';
+import { relayResponseHeaders, workerCallHeaders } from '../../upstream/headers.js';
 import type { Worker } from '../../workers/worker.js';
 import type { AppContext } from '../app-context.js';
 import { clientHeadersOf, requestIdOf } from '../request-id.js';
@@ -67,25 +69,32 @@ export function proxyGetToFirstWorker(path: string, pick: WorkerPick = firstAvai
     res.once('close', () => {
       if (!res.writableFinished) client.abort();
     });
-    const attempt = new AttemptSignal(client.signal, app.config.requestTimeoutSecs * 1000);
+    const call = callUpstream(
+      pool,
+      { method: 'GET', path: worker.upstreamPath(path), headers: workerHeaders(worker, req, app) },
+      client.signal,
+      app.config.requestTimeoutSecs * 1000,
+    );
+    let head: UpstreamHead;
     try {
-      const upstream = await sendUpstream({
-        pool,
-        method: 'GET',
-        path: worker.upstreamPath(path),
-        headers: workerHeaders(worker, req, app),
-        signal: attempt.signal,
-      });
-      await relayResponse(upstream, res, {
-        // Last, so the worker's own `x-request-id` never replaces the id the client is answered with.
-        headers: { 'x-smg-routed-worker-id': worker.url, 'x-request-id': requestIdOf(req) },
-        midStreamError: (cause) => midStreamGatewayError(cause, worker.url),
-      });
+      head = await call.head;
     } catch (err) {
       if (!client.signal.aborted) sendError(res, transportGatewayError(err, worker.url));
-    } finally {
-      attempt.dispose();
+      return;
     }
+    await writeAnswer(res, {
+      status: head.status,
+      // Last, so the worker's own `x-request-id` never replaces the id the client is answered with.
+      headers: relayResponseHeaders(head.headers, {
+        'x-smg-routed-worker-id': worker.url,
+        'x-request-id': requestIdOf(req),
+      }),
+      body: head.body,
+      eventStream: isEventStream(head.headers),
+      routedTo: worker,
+      leases: [],
+      midStreamError: (cause) => midStreamGatewayError(cause, worker.url),
+    });
   };
 }
 

@@ -171,3 +171,27 @@ test('after a storm of errors and disconnects no slot, queue entry or load is le
     assert.equal(metricValue(m, 'smg_pd_prefill_admission_inflight', { worker: w.key }), 0);
   await assertNoLeakedLoad(pd.gateway);
 });
+
+test('the prefill slot is free once the prefill is read, while a non-streamed decode still runs', async () => {
+  // A non-streamed decode sends its head only when it is done; the prefill's body must be read
+  // from its own head on, or its slot stays held for the whole decode.
+  const pd = await setup(1, { prefill: { ttftMs: 50 }, decode: { itlMs: 20 } });
+  let firstDone = false;
+  const first = postJson(`${pd.gateway.url}/generate`, {
+    text: 'a',
+    sampling_params: { max_new_tokens: 100 },
+  }).then(async (r) => {
+    await r.arrayBuffer();
+    firstDone = true;
+    return r.status;
+  });
+  await waitFor(() => slots(pd) === 1, 'the first request holds the slot');
+  await waitFor(() => slots(pd) === 0, 'the slot is released after the prefill');
+  assert.equal(firstDone, false, 'released while the first decode still runs');
+  const second = await postJson(`${pd.gateway.url}/generate`, gen('b'));
+  assert.equal(second.status, 200);
+  await second.arrayBuffer();
+  assert.equal(firstDone, false, 'the second request was admitted and answered meanwhile');
+  assert.equal(await first, 200);
+  await assertNoLeakedLoad(pd.gateway);
+});

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { prefillBodyFailed } from '../../../src/pd/decode-relay.js';
+import { prefillBodyFailed } from '../../../src/pd/prefill-drain.js';
 
 test('an error event inside a 2xx prefill stream is a failure; normal bodies are not', () => {
   assert.equal(

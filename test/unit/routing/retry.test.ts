@@ -1,13 +1,11 @@
+// The retry decorator as a plain function of answers: no HTTP, no sockets.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
-import {
-  backoffMs,
-  executeWithRetry,
-  type AttemptResult,
-  type RetryConfig,
-} from '../../../src/routing/retry.js';
+import type { Answer } from '../../../src/routing/answer.js';
+import { backoffMs, withRetry, type RetryConfig } from '../../../src/routing/retry.js';
 import { seededRandom } from '../../../src/util/random.js';
+import { LeaseLog, testAnswer } from '../../helpers/answers.js';
 
 const cfg: RetryConfig = {
   maxAttempts: 5,
@@ -16,6 +14,7 @@ const cfg: RetryConfig = {
   multiplier: 1.5,
   jitter: 0,
 };
+const fast = { ...cfg, initialBackoffMs: 0 };
 
 test('backoff follows min(initial * multiplier^i, max): 50, 75, 112.5, 168.75', () => {
   const r = seededRandom(1);
@@ -34,59 +33,132 @@ test('jitter stays within ±j of the base', () => {
   }
 });
 
-const retry = (reason: string): AttemptResult => ({
-  kind: 'retry',
-  reason,
-  error: new GatewayError('call_upstream_connection_failed', reason),
-});
-const hooks = () => {
-  const seen = { retries: 0, exhausted: 0 };
+function deps(signal = new AbortController().signal) {
+  const seen = { retries: [] as string[], exhausted: [] as string[] };
   return {
     seen,
-    hooks: { onRetry: () => void seen.retries++, onExhausted: () => void seen.exhausted++ },
+    deps: {
+      random: seededRandom(1),
+      signal,
+      hooks: {
+        onRetry: (_a: number, _d: number, reason: string) => void seen.retries.push(reason),
+        onExhausted: (reason: string) => void seen.exhausted.push(reason),
+      },
+    },
   };
-};
+}
+
+const transportError = (msg: string) => new GatewayError('call_upstream_connection_failed', msg);
 
 test('max attempts counts every send; the last error is thrown', async () => {
-  const { seen, hooks: h } = hooks();
+  const { seen, deps: d } = deps();
   let calls = 0;
   await assert.rejects(
-    executeWithRetry(
-      async () => (calls++, retry('x')),
-      { ...cfg, initialBackoffMs: 0 },
-      seededRandom(1),
-      new AbortController().signal,
-      h,
+    withRetry(
+      async () => {
+        calls++;
+        throw transportError('x');
+      },
+      fast,
+      d,
     ),
     /x/,
   );
   assert.equal(calls, 5);
-  assert.deepEqual(seen, { retries: 4, exhausted: 1 });
+  assert.equal(seen.retries.length, 4);
+  assert.deepEqual(seen.exhausted, ['call_upstream_connection_failed']);
 });
 
-test('stops at the first done; isLast is true only on the last attempt', async () => {
-  const lasts: boolean[] = [];
-  const { hooks: h } = hooks();
-  await executeWithRetry(
-    async (i, isLast) => (lasts.push(isLast), i < 2 ? retry('x') : { kind: 'done' }),
-    { ...cfg, maxAttempts: 3, initialBackoffMs: 0 },
-    seededRandom(1),
-    new AbortController().signal,
-    h,
-  );
-  assert.deepEqual(lasts, [false, false, true]);
+test('the first answer with a final status is returned untouched', async () => {
+  const { seen, deps: d } = deps();
+  const answer = testAnswer({ status: 404 });
+  assert.equal(await withRetry(async () => answer, fast, d), answer);
+  assert.deepEqual(seen, { retries: [], exhausted: [] });
 });
 
-test('a client abort during backoff ends the loop', async () => {
-  const ac = new AbortController();
-  const { hooks: h } = hooks();
+test('a retryable answer is discarded before the next attempt: body cancelled, leases released once', async () => {
+  const { seen, deps: d } = deps();
+  const first = new LeaseLog();
+  const losing = testAnswer({ status: 503, leases: first });
+  const winning = testAnswer({ status: 200 });
+  const answers: Answer[] = [losing, winning];
+  const got = await withRetry(async () => answers.shift() as Answer, fast, d);
+  assert.equal(got, winning);
+  assert.ok(losing.body.cancelledWith, 'the losing body was cancelled');
+  assert.deepEqual(first.ends, ['discarded']);
+  assert.deepEqual(seen.retries, ['status_503']);
+});
+
+test('the last attempt returns a retryable answer as is (SMG relays the last response) and counts exhaustion', async () => {
+  const { seen, deps: d } = deps();
+  const leases = new LeaseLog();
+  const last = testAnswer({ status: 502, leases });
   let calls = 0;
-  const run = executeWithRetry(
-    async () => (calls++, retry('y')),
+  const got = await withRetry(
+    async () => (++calls < 3 ? testAnswer({ status: 503 }) : last),
+    { ...fast, maxAttempts: 3 },
+    d,
+  );
+  assert.equal(got, last);
+  assert.equal(last.body.cancelledWith, undefined);
+  assert.deepEqual(leases.ends, [], 'the returned answer keeps its leases for the writer');
+  assert.deepEqual(seen.exhausted, ['status_502']);
+});
+
+test('a non-retryable error is final at once', async () => {
+  const { seen, deps: d } = deps();
+  let calls = 0;
+  const shed = new GatewayError('no_available_workers', 'shed', { retryable: false });
+  await assert.rejects(
+    withRetry(
+      async () => {
+        calls++;
+        throw shed;
+      },
+      fast,
+      d,
+    ),
+    (err) => err === shed,
+  );
+  assert.equal(calls, 1);
+  assert.deepEqual(seen, { retries: [], exhausted: [] });
+});
+
+test('an error that is not a gateway error (the client left, a crash) is never retried', async () => {
+  const { deps: d } = deps();
+  let calls = 0;
+  await assert.rejects(
+    withRetry(
+      async () => {
+        calls++;
+        throw new Error('client disconnected');
+      },
+      fast,
+      d,
+    ),
+    /client disconnected/,
+  );
+  assert.equal(calls, 1);
+});
+
+test('one attempt configured: no retry, no exhaustion count', async () => {
+  const { seen, deps: d } = deps();
+  const answer = testAnswer({ status: 503 });
+  assert.equal(await withRetry(async () => answer, { ...fast, maxAttempts: 1 }, d), answer);
+  assert.deepEqual(seen, { retries: [], exhausted: [] });
+});
+
+test('a client abort during backoff ends the loop with the last error', async () => {
+  const ac = new AbortController();
+  const { deps: d } = deps(ac.signal);
+  let calls = 0;
+  const run = withRetry(
+    async () => {
+      calls++;
+      throw transportError('y');
+    },
     { ...cfg, initialBackoffMs: 60_000 },
-    seededRandom(1),
-    ac.signal,
-    h,
+    d,
   );
   ac.abort();
   await assert.rejects(run, /y/);

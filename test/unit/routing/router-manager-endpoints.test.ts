@@ -1,7 +1,6 @@
 // A router is never picked for an endpoint it cannot serve (SMG sent response cancellations to
 // the PD router, which answered 501), and only registered routers take part.
 import assert from 'node:assert/strict';
-import type { ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { RouterManager } from '../../../src/routing/router-manager.js';
@@ -73,7 +72,7 @@ describe('router manager endpoints', () => {
     h.add('prefill', 1);
     h.add('decode', 1);
     const ctx = ctxFor();
-    await h.manager.route(ctx, {} as ServerResponse);
+    await h.manager.route(ctx);
     assert.deepEqual(h.pd.routed, [ctx]);
     assert.deepEqual(h.regular.routed, []);
     assert.deepEqual(h.choices, [{ type: 'http-pd', model: 'm' }]);

@@ -1,7 +1,8 @@
 /** Fixtures for the router-manager unit tests: fake routers, a real registry, fleets by shape. */
 import assert from 'node:assert/strict';
-import type { ServerResponse } from 'node:http';
+import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { GatewayMetrics } from '../../../src/observability/metrics.js';
+import { bufferAnswer, type Answer } from '../../../src/routing/answer.js';
 import type { Endpoint, RequestContext } from '../../../src/routing/request-context.js';
 import type { RouterType } from '../../../src/routing/router.js';
 import { RouterManager, type ManagedRouter } from '../../../src/routing/router-manager.js';
@@ -11,7 +12,7 @@ import { WorkerRegistry } from '../../../src/workers/registry.js';
 import type { Worker, WorkerInit, WorkerType } from '../../../src/workers/worker.js';
 import { testWorker } from '../../helpers/workers.js';
 
-/** Records what it was asked to route; answers nothing. */
+/** Records what it was asked to route; answers an empty 200. */
 export class FakeRouter implements ManagedRouter {
   readonly routed: RequestContext[] = [];
   readonly supports: ((endpoint: Endpoint) => boolean) | undefined;
@@ -23,8 +24,11 @@ export class FakeRouter implements ManagedRouter {
     this.supports = supports;
   }
 
-  async route(ctx: RequestContext, _res: ServerResponse): Promise<void> {
+  async route(ctx: RequestContext): Promise<Answer> {
     this.routed.push(ctx);
+    return bufferAnswer(200, {}, Buffer.alloc(0), {
+      midStreamError: () => new GatewayError('internal_error', 'unused'),
+    });
   }
 }
 

@@ -1,21 +1,27 @@
-// A worker body that fails before the relay starts listening (a PD decode that dies while the
-// gateway waits for its prefill) must still be answered: the client gets an error, not silence.
+// A worker body that fails before the writer starts (a PD decode that dies while the gateway
+// waits for its prefill) must still be answered: the client gets an error, not silence, and not
+// a 200 head with an error after it.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
-import { request } from 'undici';
-import { relayResponse } from '../../../src/upstream/forward.js';
+import { Pool } from 'undici';
 import { midStreamGatewayError } from '../../../src/upstream/errors.js';
-import { relaySseRewritten } from '../../../src/upstream/sse-rewrite.js';
+import { mapSseEvents } from '../../../src/upstream/sse-events.js';
+import { callUpstream } from '../../../src/upstream/upstream-call.js';
+import { writeAnswer } from '../../../src/server/write-answer.js';
+import type { AnswerEnd } from '../../../src/routing/answer.js';
+import { LeaseLog } from '../../helpers/answers.js';
 
 const servers: Server[] = [];
-after(() =>
+const pools: Pool[] = [];
+after(async () => {
+  await Promise.all(pools.map((p) => p.destroy()));
   servers.forEach((s) => {
     s.closeAllConnections();
     s.close();
-  }),
-);
+  });
+});
 
 async function listen(server: Server): Promise<string> {
   servers.push(server);
@@ -33,28 +39,42 @@ async function dyingUpstream(): Promise<string> {
   );
 }
 
-for (const [name, relay] of [
-  ['relayResponse', 'plain'],
-  ['relaySseRewritten', 'rewrite'],
-] as const) {
-  test(`${name}: a body that already failed is answered with an error`, async () => {
+for (const mode of ['plain', 'rewritten'] as const) {
+  test(`${mode} body: a body that already failed is answered with an error and its lease released once`, async () => {
     const upstreamUrl = await dyingUpstream();
+    const pool = new Pool(upstreamUrl);
+    pools.push(pool);
+    const leases = new LeaseLog();
+    let ended: AnswerEnd | undefined;
     const front = await listen(
       createServer((_req, res) => {
         void (async () => {
-          const upstream = await request(upstreamUrl);
+          const call = callUpstream(
+            pool,
+            { method: 'GET', path: '/', headers: {} },
+            new AbortController().signal,
+            5000,
+          );
+          const head = await call.head;
           // Let the upstream die while nobody reads the body.
           await new Promise((r) => setTimeout(r, 150));
-          assert.ok(upstream.body.destroyed, 'the body failed before the relay');
-          const midStreamError = (cause: unknown) => midStreamGatewayError(cause, upstreamUrl);
-          if (relay === 'plain')
-            await relayResponse(upstream, res, { headers: {}, midStreamError });
-          else await relaySseRewritten(upstream, res, {}, (e) => e, midStreamError);
+          const body = mode === 'plain' ? head.body : mapSseEvents(head.body, (e) => e);
+          ended = await writeAnswer(res, {
+            status: head.status,
+            headers: { 'content-type': 'text/event-stream' },
+            body,
+            eventStream: true,
+            leases: [leases.lease()],
+            midStreamError: (cause) => midStreamGatewayError(cause, upstreamUrl),
+          });
         })();
       }),
     );
     const res = await fetch(front, { signal: AbortSignal.timeout(5000) });
     assert.equal(res.status, 502);
     assert.equal(res.headers.get('x-smg-error-code'), 'upstream_stream_failed');
+    await res.text();
+    assert.equal(ended, 'upstream_failed');
+    assert.deepEqual(leases.ends, ['upstream_failed']);
   });
 }

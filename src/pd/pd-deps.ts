@@ -1,0 +1,24 @@
+/** What every PD dispatch strategy needs, and the pair it dispatches to. */
+import type { Logger } from '../observability/logger.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
+import type { UpstreamPools } from '../upstream/pools.js';
+import type { Worker } from '../workers/worker.js';
+
+export interface PdDeps {
+  pools: UpstreamPools;
+  metrics: GatewayMetrics;
+  logger: Logger;
+  requestTimeoutMs: number;
+}
+
+export interface Pair {
+  prefill: Worker;
+  decode: Worker;
+}
+
+/** Labels of the PD histograms (TTFT, prefill duration, KV transfer duration). */
+export interface PdLabels {
+  backend_type: string;
+  model: string;
+  runtime: string;
+}
