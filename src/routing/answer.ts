@@ -6,7 +6,7 @@
  */
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { GatewayError } from '../errors/gateway-error.js';
-import { BufferBody, type BodySource } from '../upstream/body-source.js';
+import { BufferBody, dumpBody, type BodySource } from '../upstream/body-source.js';
 import type { Worker } from '../workers/worker.js';
 
 /** How an answer ended: written whole, abandoned by the client, cut by a failing worker, or thrown away unwritten. */
@@ -50,9 +50,12 @@ export function releaseLeases(answer: Answer, end: AnswerEnd, error?: unknown): 
   }
 }
 
-/** Throws an answer away unwritten: its body is cancelled (the worker's connection freed) and its leases released. */
-export function discardAnswer(answer: Answer, reason = 'answer discarded'): void {
-  answer.body.cancel(new Error(reason));
+/**
+ * Throws an answer away unwritten: its body is dumped (read and dropped, or cut when large, so
+ * the worker's connection is freed either way) and its leases released at once.
+ */
+export function discardAnswer(answer: Answer): void {
+  dumpBody(answer.body);
   releaseLeases(answer, 'discarded');
 }
 

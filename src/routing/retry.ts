@@ -87,7 +87,7 @@ export async function withRetry(
       throw error;
     }
     if (answer) {
-      discardAnswer(answer, `retrying after status ${answer.status}`);
+      discardAnswer(answer);
       error = new GatewayError(
         'call_upstream_status_error',
         `Worker ${answer.routedTo?.url ?? ''} answered status ${answer.status}`,

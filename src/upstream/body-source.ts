@@ -190,3 +190,24 @@ export function readAll(body: BodySource, limit = 16 * 1024 * 1024): Promise<Buf
 export async function readAllText(body: BodySource, limit?: number): Promise<string> {
   return (await readAll(body, limit)).toString('utf8');
 }
+
+/** Bytes of an unwanted body read and dropped to keep its connection; past this it is cut. */
+const DUMP_LIMIT = 64 * 1024;
+
+/**
+ * Drops an unwanted body (a retried 5xx): a small one is read to its end so its keep-alive
+ * connection can serve the next request; one larger than 64 KiB is cut instead.
+ */
+export function dumpBody(body: BodySource): void {
+  let size = 0;
+  body.attach({
+    onData(chunk) {
+      size += chunk.length;
+      if (size <= DUMP_LIMIT) return true;
+      body.cancel(new Error('discarded body larger than the dump limit'));
+      return false;
+    },
+    onEnd() {},
+    onError() {},
+  });
+}

@@ -76,7 +76,7 @@ test('the first answer with a final status is returned untouched', async () => {
   assert.deepEqual(seen, { retries: [], exhausted: [] });
 });
 
-test('a retryable answer is discarded before the next attempt: body cancelled, leases released once', async () => {
+test('a retryable answer is discarded before the next attempt: body dumped, leases released once', async () => {
   const { seen, deps: d } = deps();
   const first = new LeaseLog();
   const losing = testAnswer({ status: 503, leases: first });
@@ -84,7 +84,9 @@ test('a retryable answer is discarded before the next attempt: body cancelled, l
   const answers: Answer[] = [losing, winning];
   const got = await withRetry(async () => answers.shift() as Answer, fast, d);
   assert.equal(got, winning);
-  assert.ok(losing.body.cancelledWith, 'the losing body was cancelled');
+  losing.body.send('{"error":"busy"}');
+  losing.body.finish();
+  assert.equal(losing.body.cancelledWith, undefined, 'a small losing body is read to its end');
   assert.deepEqual(first.ends, ['discarded']);
   assert.deepEqual(seen.retries, ['status_503']);
 });
@@ -163,4 +165,13 @@ test('a client abort during backoff ends the loop with the last error', async ()
   ac.abort();
   await assert.rejects(run, /y/);
   assert.equal(calls, 1);
+});
+
+test('a large losing body is cut instead of read to its end', async () => {
+  const { deps: d } = deps();
+  const losing = testAnswer({ status: 500 });
+  const answers: Answer[] = [losing, testAnswer({ status: 200 })];
+  await withRetry(async () => answers.shift() as Answer, fast, d);
+  losing.body.send(Buffer.alloc(70 * 1024));
+  assert.ok(losing.body.cancelledWith, 'cut past 64 KiB');
 });
