@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { GatewayError } from '../errors/gateway-error.js';
 import { gatewayErrorCode, sendError } from '../errors/respond.js';
 import type { AppContext } from './app-context.js';
+import { HttpIngressMetrics } from './http-metrics.js';
 import { assignRequestId, requestIdHeaderNames } from './request-id.js';
 import { matchRoute, type Handler } from './routes.js';
 
@@ -47,12 +48,15 @@ export function createGatewayServer(app: AppContext): GatewayServer {
   let inflight = 0;
   let idleWaiters: (() => void)[] = [];
   const { metrics } = app;
+  const ingress = new HttpIngressMetrics(metrics);
   const requestIdHeaders = requestIdHeaderNames(app.config.requestIdHeaders);
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const start = performance.now();
     const method = req.method ?? 'GET';
-    const pathname = (req.url ?? '/').split('?', 1)[0] ?? '/';
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const pathname = query === -1 ? url : url.slice(0, query);
     // First, so every answer below (gateway errors included) carries `x-request-id`, as SMG's.
     assignRequestId(req, res, requestIdHeaders, pathname);
     const match = matchRoute(method, pathname);
@@ -62,18 +66,17 @@ export function createGatewayServer(app: AppContext): GatewayServer {
         : match.kind === 'method_not_allowed'
           ? match.label
           : 'other';
+    const series = ingress.series(method, label);
     inflight += 1;
-    metrics.httpRequests.inc({ method, path: label });
-    res.once('close', () => {
+    series.requests.inc();
+    // `on`, not `once`: 'close' is a stream's last event, emitted once (Node's stream docs).
+    res.on('close', () => {
       inflight -= 1;
-      metrics.httpDuration.observe({ method, path: label }, (performance.now() - start) / 1000);
+      series.duration.observe((performance.now() - start) / 1000);
       // A response the client abandoned was never delivered: nginx's 499, not Node's default 200.
-      const status = res.writableFinished ? String(res.statusCode) : '499';
-      metrics.httpResponses.inc({
-        path: label,
-        status_code: status,
-        error_code: gatewayErrorCode(res),
-      });
+      series.responses
+        .child(res.writableFinished ? res.statusCode : 499, gatewayErrorCode(res))
+        .inc();
       if (inflight === 0) {
         const waiters = idleWaiters;
         idleWaiters = [];
