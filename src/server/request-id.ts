@@ -33,23 +33,34 @@ const PREFIXES: readonly (readonly [suffix: string, prefix: string])[] = [
 ];
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const ALPHABET_CODES = Buffer.from(ALPHABET, 'latin1');
 const RANDOM_CHARS = 24;
 
 /**
- * Random bytes drawn 256 ids at a time: one `randomFillSync` per id cost about 8 µs of the
- * gateway's CPU per request in bench/overhead's profile, and `crypto.randomUUID` pools the same way.
+ * Id characters drawn 256 ids at a time: one `randomFillSync` per id cost about 8 µs of the
+ * gateway's CPU per request in bench/overhead's profile, and `crypto.randomUUID` pools the same
+ * way. The random bytes are mapped to alphabet characters once per refill, so an id is one
+ * latin1 slice of the pool rather than 24 string appends.
  */
 const pool = Buffer.alloc(RANDOM_CHARS * 256);
 let poolOffset = pool.length;
 
-function randomChars(): Buffer {
+function randomChars(): string {
   if (poolOffset === pool.length) {
     randomFillSync(pool);
+    for (let i = 0; i < pool.length; i++) {
+      pool[i] = ALPHABET_CODES[(pool[i] as number) % ALPHABET_CODES.length] as number;
+    }
     poolOffset = 0;
   }
-  const bytes = pool.subarray(poolOffset, poolOffset + RANDOM_CHARS);
+  const chars = pool.toString('latin1', poolOffset, poolOffset + RANDOM_CHARS);
   poolOffset += RANDOM_CHARS;
-  return bytes;
+  return chars;
+}
+
+function prefixFor(pathname: string): string {
+  for (const [suffix, prefix] of PREFIXES) if (pathname.endsWith(suffix)) return prefix;
+  return 'req-';
 }
 
 /**
@@ -58,11 +69,7 @@ function randomChars(): Buffer {
  * characters carry well over 128 random bits.
  */
 export function generateRequestId(pathname: string): string {
-  const prefix = PREFIXES.find(([suffix]) => pathname.endsWith(suffix))?.[1] ?? 'req-';
-  const bytes = randomChars();
-  let id = prefix;
-  for (const byte of bytes) id += ALPHABET[byte % ALPHABET.length];
-  return id;
+  return prefixFor(pathname) + randomChars();
 }
 
 /**
@@ -88,7 +95,15 @@ interface EdgeDecision {
   readonly headers: IncomingHttpHeaders;
 }
 
-const decided = new WeakMap<IncomingMessage, EdgeDecision>();
+/**
+ * Where the decision is kept: a property of the request object, since a WeakMap entry per
+ * request (set once, read twice) cost more than the rest of this module in bench/overhead.
+ */
+const DECIDED = Symbol('switchyard.edgeDecision');
+
+interface DecidedRequest extends IncomingMessage {
+  [DECIDED]?: EdgeDecision;
+}
 
 /**
  * Decides the request's id from the client's headers without its `Connection`-nominated ones,
@@ -102,14 +117,17 @@ export function assignRequestId(
 ): string {
   const headers = dropConnectionNominated(req.headers);
   const id = pickRequestId(headers, names, pathname);
-  decided.set(req, { id, headers });
+  (req as DecidedRequest)[DECIDED] = { id, headers };
   res.setHeader('x-request-id', id);
   return id;
 }
 
 /** The id `assignRequestId` gave this request (a generated one if it was never assigned). */
 export function requestIdOf(req: IncomingMessage): string {
-  return decided.get(req)?.id ?? generateRequestId((req.url ?? '/').split('?', 1)[0] ?? '/');
+  return (
+    (req as DecidedRequest)[DECIDED]?.id ??
+    generateRequestId((req.url ?? '/').split('?', 1)[0] ?? '/')
+  );
 }
 
 /**
@@ -117,5 +135,5 @@ export function requestIdOf(req: IncomingMessage): string {
  * header nominated, which were meant for the gateway's hop only (RFC 9110 §7.6.1).
  */
 export function clientHeadersOf(req: IncomingMessage): IncomingHttpHeaders {
-  return decided.get(req)?.headers ?? dropConnectionNominated(req.headers);
+  return (req as DecidedRequest)[DECIDED]?.headers ?? dropConnectionNominated(req.headers);
 }
