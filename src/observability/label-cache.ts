@@ -12,7 +12,7 @@
  * a series, any use after `reset()` or `remove()` dropped it, and any value prom-client would
  * refuse go through prom-client's own call.
  */
-import type { Counter, Histogram, LabelValues } from 'prom-client';
+import type { Counter, Gauge, Histogram, LabelValues } from 'prom-client';
 
 export interface CounterChild {
   inc(value?: number): void;
@@ -22,6 +22,12 @@ export interface HistogramChild {
   observe(value: number): void;
 }
 
+export interface GaugeChild {
+  set(value: number): void;
+  inc(value?: number): void;
+  dec(value?: number): void;
+}
+
 /** The parts of prom-client 15's Counter and Histogram these children use (lib/metric.js). */
 interface Internals<Series> {
   hashMap: Record<string, Series | undefined>;
@@ -29,7 +35,8 @@ interface Internals<Series> {
   enableExemplars: boolean;
 }
 
-interface CounterSeries {
+/** A counter's or a gauge's series record. */
+interface ValueSeries {
   value: number;
 }
 
@@ -64,7 +71,7 @@ export function counterChild<T extends string>(
   counter: Counter<T>,
   labels: LabelValues<T>,
 ): CounterChild {
-  const internals = internalsOf<CounterSeries>(counter);
+  const internals = internalsOf<ValueSeries>(counter);
   // Copied, so a caller reusing its object cannot change the series behind the child's key.
   const own = { ...labels };
   const key = seriesKey(internals.sortedLabelNames, own);
@@ -104,5 +111,26 @@ export function histogramChild<T extends string>(
       if (bucket !== undefined)
         series.bucketValues[bucket] = (series.bucketValues[bucket] ?? 0) + 1;
     },
+  };
+}
+
+/** A child of `gauge` for one label set (`{}` for a gauge without labels). */
+export function gaugeChild<T extends string>(gauge: Gauge<T>, labels: LabelValues<T>): GaugeChild {
+  const internals = internalsOf<ValueSeries>(gauge);
+  const own = { ...labels };
+  const key = seriesKey(internals.sortedLabelNames, own);
+  const add = (delta: number): void => {
+    const series = internals.hashMap[key];
+    if (series !== undefined && typeof delta === 'number') series.value += delta;
+    else gauge.inc(own, delta);
+  };
+  return {
+    set(value: number): void {
+      const series = internals.hashMap[key];
+      if (series !== undefined && typeof value === 'number') series.value = value;
+      else gauge.set(own, value);
+    },
+    inc: (value = 1) => add(value),
+    dec: (value = 1) => add(-value),
   };
 }

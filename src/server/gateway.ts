@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GatewayConfig } from '../config/schema.js';
 import { splitModelAlias } from '../config/smg-rules.js';
+import { gaugeChild } from '../observability/label-cache.js';
 import { sleep } from '../util/clock.js';
 import { UsageError } from '../cli/flag-parser.js';
 import { parseWorkerSpec, type WorkerSpec } from '../workers/spec.js';
@@ -91,7 +92,10 @@ export async function startGateway(
     draining: false,
     auth: new GatewayAuth(config.apiKey, config.controlPlaneApiKeys),
     hop: new HopMarker(),
-    bodyBudget: new BodyBudget(config.maxBufferedBodyBytes, metrics.httpBufferedBodyBytes),
+    bodyBudget: new BodyBudget(
+      config.maxBufferedBodyBytes,
+      gaugeChild(metrics.httpBufferedBodyBytes, {}),
+    ),
   };
 
   const front: GatewayServer = createGatewayServer(app);

@@ -3,15 +3,27 @@
 // same text. This pins the prom-client internals label-cache.ts relies on.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Counter, Histogram, Registry } from 'prom-client';
-import { counterChild, histogramChild } from '../../../src/observability/label-cache.js';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import {
+  counterChild,
+  gaugeChild,
+  histogramChild,
+} from '../../../src/observability/label-cache.js';
 
 const BUCKETS = [0.001, 0.01, 0.1, 1];
 
-function metricsPair(): { registry: Registry; counter: Counter; histogram: Histogram } {
+function metricsPair(): {
+  registry: Registry;
+  counter: Counter;
+  histogram: Histogram;
+  gauge: Gauge;
+  bare: Gauge;
+} {
   const registry = new Registry();
   return {
     registry,
+    gauge: new Gauge({ name: 'g', help: 'g', labelNames: ['worker'], registers: [registry] }),
+    bare: new Gauge({ name: 'g_bare', help: 'g', registers: [registry] }),
     counter: new Counter({
       name: 'c_total',
       help: 'c',
@@ -40,14 +52,22 @@ test('children expose exactly what prom-client’s own calls expose', async () =
     a: counterChild(viaChild.counter, labels),
     b: counterChild(viaChild.counter, other),
     h: histogramChild(viaChild.histogram, { path: '/v1/completions', method: 'POST' }),
+    g: gaugeChild(viaChild.gauge, { worker: 'w1' }),
+    bare: gaugeChild(viaChild.bare, {}),
   };
   for (const v of VALUES) {
     children.a.inc();
     children.b.inc(3);
     children.h.observe(v);
+    children.g.inc(v);
+    children.g.dec();
+    children.bare.set(v);
     viaPlain.counter.inc(labels);
     viaPlain.counter.inc(other, 3);
     viaPlain.histogram.observe({ path: '/v1/completions', method: 'POST' }, v);
+    viaPlain.gauge.inc({ worker: 'w1' }, v);
+    viaPlain.gauge.dec({ worker: 'w1' });
+    viaPlain.bare.set(v);
   }
   assert.equal(await viaChild.registry.metrics(), await viaPlain.registry.metrics());
   assert.match(
@@ -57,7 +77,11 @@ test('children expose exactly what prom-client’s own calls expose', async () =
 });
 
 test('a series dropped by reset() or remove() comes back on the next use', async () => {
-  const { registry, counter, histogram } = metricsPair();
+  const { registry, counter, histogram, gauge } = metricsPair();
+  const g = gaugeChild(gauge, { worker: 'w1' });
+  g.set(5);
+  gauge.reset();
+  g.inc();
   const labels = { path: '/x', code: '', method: 'GET' };
   const c = counterChild(counter, labels);
   const h = histogramChild(histogram, { path: '/x', method: 'GET' });
@@ -71,6 +95,7 @@ test('a series dropped by reset() or remove() comes back on the next use', async
   assert.match(text, /c_total\{path="\/x",code="",method="GET"\} 1\n/);
   assert.match(text, /h_seconds_count\{path="\/x",method="GET"\} 1\n/);
   assert.match(text, /h_seconds_sum\{path="\/x",method="GET"\} 0.05\n/);
+  assert.match(text, /g\{worker="w1"\} 1\n/);
 });
 
 test('a value prom-client refuses is refused the same way', () => {
