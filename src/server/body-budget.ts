@@ -35,29 +35,37 @@ export class BodyBudget {
 
   /** A new, empty charge; the caller releases it when the request's response closes. */
   open(): BodyCharge {
-    let held = 0;
-    let released = false;
-    return {
-      holdUpTo: (total: number): boolean => {
-        if (released || total <= held) return true;
-        const rise = total - held;
-        if (this.#used + rise > this.capacity) return false;
-        held = total;
-        this.#add(rise);
-        return true;
-      },
-      release: (): void => {
-        if (released) return;
-        released = true;
-        this.#add(-held);
-        held = 0;
-      },
-    };
+    return new Charge(this);
   }
 
-  #add(delta: number): void {
+  /** Adds `delta` bytes to the use if they fit (a release always fits); false when they do not. */
+  tryAdd(delta: number): boolean {
+    if (delta > 0 && this.#used + delta > this.capacity) return false;
     this.#used += delta;
     this.gauge.set(this.#used);
+    return true;
+  }
+}
+
+/** A class rather than two closures per request: its methods live on the prototype. */
+class Charge implements BodyCharge {
+  #held = 0;
+  #released = false;
+
+  constructor(private readonly budget: BodyBudget) {}
+
+  holdUpTo(total: number): boolean {
+    if (this.#released || total <= this.#held) return true;
+    if (!this.budget.tryAdd(total - this.#held)) return false;
+    this.#held = total;
+    return true;
+  }
+
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.budget.tryAdd(-this.#held);
+    this.#held = 0;
   }
 }
 
