@@ -35,6 +35,20 @@ export function readBody(
 ): Promise<Buffer> {
   const charge = budget.open();
   res.once('close', () => charge.release());
+  return readChargedBody(req, charge, limit, deadlineMs, budget.capacity);
+}
+
+/**
+ * `readBody` for a caller that opened the charge itself and releases it when the response
+ * closes (the inference handler, which releases everything a request holds in one listener).
+ */
+export function readChargedBody(
+  req: IncomingMessage,
+  charge: BodyCharge,
+  limit: number,
+  deadlineMs: number,
+  capacity: number,
+): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     return Promise.reject(
@@ -42,9 +56,9 @@ export function readBody(
     );
   }
   if (Number.isFinite(declared) && !charge.holdUpTo(declared)) {
-    return Promise.reject(budgetExhausted(budget.capacity));
+    return Promise.reject(budgetExhausted(capacity));
   }
-  return collect(req, limit, deadlineMs, charge, budget.capacity);
+  return collect(req, limit, deadlineMs, charge, capacity);
 }
 
 function collect(

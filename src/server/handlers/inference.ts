@@ -5,11 +5,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ConcurrencyLimiter } from '../../admission/concurrency-limiter.js';
+import type { Lease } from '../../admission/lease.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { sendError } from '../../errors/respond.js';
 import { buildRequestContext, type Endpoint } from '../../routing/request-context.js';
 import type { AppContext } from '../app-context.js';
-import { parseJsonObject, readBody } from '../body.js';
+import { parseJsonObject, readChargedBody } from '../body.js';
 import { clientHeadersOf, requestIdOf } from '../request-id.js';
 import { writeAnswer } from '../write-answer.js';
 
@@ -19,24 +20,20 @@ export class ClientDisconnectedError extends Error {
 }
 
 /**
- * Takes a permit and holds it until the response is over, whichever way it ends. It is taken
- * only once the body is in, so a client slow to send (or never finishing) its body cannot hold
- * one; the body read is bounded by `--max-payload-size`, `--request-body-timeout-secs` and
- * `--max-buffered-body-bytes` instead. A queued client that leaves drops out of the queue (the
- * limiter watches `client`).
+ * Takes a permit for a request whose body is in. It is taken only then, so a client slow to
+ * send (or never finishing) its body cannot hold one; the body read is bounded by
+ * `--max-payload-size`, `--request-body-timeout-secs` and `--max-buffered-body-bytes` instead.
+ * A queued client that leaves drops out of the queue (the limiter watches `client`).
  */
-async function admit(
-  limiter: ConcurrencyLimiter,
-  res: ServerResponse,
-  client: AbortSignal,
-): Promise<void> {
+async function admit(limiter: ConcurrencyLimiter, client: AbortSignal): Promise<Lease> {
   const permit = await limiter.acquire(client);
-  // The client may have left between the grant and now: its 'close' has fired already.
+  // The client may have left between the grant and now: its 'close' has fired already, so
+  // nothing else would release the permit.
   if (client.aborted) {
     permit.release();
     throw client.reason;
   }
-  res.once('close', () => permit.release());
+  return permit;
 }
 
 export function inferenceHandler(endpoint: Endpoint) {
@@ -47,19 +44,25 @@ export function inferenceHandler(endpoint: Endpoint) {
     path: string,
   ): Promise<void> => {
     const client = new AbortController();
-    res.once('close', () => {
+    const charge = app.bodyBudget.open();
+    let permit: Lease | undefined;
+    // One listener releases everything the request holds once its response is over, whichever
+    // way it ends: the body's bytes (retries resend them until then) and the permit.
+    res.on('close', () => {
       if (!res.writableFinished) client.abort(new ClientDisconnectedError('client disconnected'));
+      charge.release();
+      permit?.release();
     });
     try {
-      const raw = await readBody(
+      const raw = await readChargedBody(
         req,
-        res,
+        charge,
         app.config.maxPayloadSize,
         app.config.requestBodyTimeoutSecs * 1000,
-        app.bodyBudget,
+        app.bodyBudget.capacity,
       );
       // Admitted before parsing: parsing a large body is work the limit is there to bound.
-      if (app.limiter) await admit(app.limiter, res, client.signal);
+      if (app.limiter) permit = await admit(app.limiter, client.signal);
       const headers = clientHeadersOf(req);
       const ctx = buildRequestContext({
         endpoint,
