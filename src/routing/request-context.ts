@@ -51,20 +51,25 @@ export interface RequestContext {
   readonly rid: string | undefined;
 }
 
-export interface ContextInput {
+/** What one request brings to its context. */
+export interface RequestInput {
   endpoint: Endpoint;
   path: string;
   body: JsonObject;
   raw: Buffer;
   headers: IncomingHttpHeaders;
-  /** The client's `Authorization` as it may reach a worker (`GatewayAuth.clientCredentialForWorkers`). */
-  clientCredential: (authorization: string | undefined) => string | undefined;
   /** `Via` for upstream requests (see upstream/hop-marker.ts). */
   via: string;
   signal: AbortSignal;
-  aliases: ReadonlyMap<string, string>;
   /** Decided once at the edge (server/request-id.ts). */
   requestId: string;
+}
+
+/** What every request of one gateway uses to build its context: made once per gateway. */
+export interface ContextDeps {
+  /** The client's `Authorization` as it may reach a worker (`GatewayAuth.clientCredentialForWorkers`). */
+  clientCredential: (authorization: string | undefined) => string | undefined;
+  aliases: ReadonlyMap<string, string>;
   /** `--routing-key-headers`, in order. */
   routingKeyHeaders: readonly string[];
   /** Maps the canonical model to its metric label (the registry's `modelLabel`). */
@@ -73,11 +78,11 @@ export interface ContextInput {
   onHintIgnored: HintIgnored;
 }
 
-export function buildRequestContext(input: ContextInput): RequestContext {
-  const { body } = input;
+export function buildRequestContext(input: RequestInput, deps: ContextDeps): RequestContext {
+  const { body, headers } = input;
   validateBody(input.endpoint, body);
   const requested = typeof body.model === 'string' ? body.model : UNKNOWN_MODEL_ID;
-  const canonical = input.aliases.get(requested);
+  const canonical = deps.aliases.get(requested);
   let upstreamBody = input.raw;
   if (canonical !== undefined) {
     // The engine only knows the canonical id, so an aliased request is rewritten; all others
@@ -86,24 +91,25 @@ export function buildRequestContext(input: ContextInput): RequestContext {
     body.model = canonical;
     upstreamBody = Buffer.from(JSON.stringify(body));
   }
+  const model = canonical ?? requested;
   return {
     endpoint: input.endpoint,
     endpointLabel: endpointLabel(input.path),
     path: input.path,
     body,
     upstreamBody,
-    model: canonical ?? requested,
-    modelLabel: input.modelLabel(canonical ?? requested),
+    model,
+    modelLabel: deps.modelLabel(model),
     stream: body.stream === true,
     requestId: input.requestId,
-    headers: input.headers,
-    clientAuthorization: input.clientCredential(input.headers.authorization),
+    headers,
+    clientAuthorization: deps.clientCredential(headers.authorization),
     via: input.via,
     signal: input.signal,
     startTime: performance.now(),
-    routingKey: parseRoutingKey(input.headers, input.routingKeyHeaders, input.onHintIgnored),
-    targetWorker: parseTargetWorker(input.headers, input.onHintIgnored),
-    tokens: parseRoutingTokens(input.headers, input.onHintIgnored),
+    routingKey: parseRoutingKey(headers, deps.routingKeyHeaders, deps.onHintIgnored),
+    targetWorker: parseTargetWorker(headers, deps.onHintIgnored),
+    tokens: parseRoutingTokens(headers, deps.onHintIgnored),
     rid: typeof body.rid === 'string' ? body.rid : undefined,
   };
 }

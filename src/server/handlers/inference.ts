@@ -8,7 +8,11 @@ import type { ConcurrencyLimiter } from '../../admission/concurrency-limiter.js'
 import type { Lease } from '../../admission/lease.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { sendError } from '../../errors/respond.js';
-import { buildRequestContext, type Endpoint } from '../../routing/request-context.js';
+import {
+  buildRequestContext,
+  type ContextDeps,
+  type Endpoint,
+} from '../../routing/request-context.js';
 import type { AppContext } from '../app-context.js';
 import { parseJsonObject, readChargedBody } from '../body.js';
 import { clientHeadersOf, requestIdOf } from '../request-id.js';
@@ -34,6 +38,25 @@ async function admit(limiter: ConcurrencyLimiter, client: AbortSignal): Promise<
     throw client.reason;
   }
   return permit;
+}
+
+/** The context parts every request of one gateway shares, made on its first request. */
+const depsByApp = new WeakMap<AppContext, ContextDeps>();
+
+function contextDeps(app: AppContext): ContextDeps {
+  let deps = depsByApp.get(app);
+  if (deps === undefined) {
+    const { auth, registry, metrics } = app;
+    deps = {
+      clientCredential: (authorization) => auth.clientCredentialForWorkers(authorization),
+      aliases: app.aliases,
+      routingKeyHeaders: app.config.routingKeyHeaders,
+      modelLabel: (model) => registry.modelLabel(model),
+      onHintIgnored: (header) => metrics.routingHintIgnored.inc({ header }),
+    };
+    depsByApp.set(app, deps);
+  }
+  return deps;
 }
 
 export function inferenceHandler(endpoint: Endpoint) {
@@ -64,21 +87,19 @@ export function inferenceHandler(endpoint: Endpoint) {
       // Admitted before parsing: parsing a large body is work the limit is there to bound.
       if (app.limiter) permit = await admit(app.limiter, client.signal);
       const headers = clientHeadersOf(req);
-      const ctx = buildRequestContext({
-        endpoint,
-        path,
-        body: parseJsonObject(raw),
-        raw,
-        headers,
-        clientCredential: (authorization) => app.auth.clientCredentialForWorkers(authorization),
-        via: app.hop.append(headers.via),
-        signal: client.signal,
-        aliases: app.aliases,
-        requestId: requestIdOf(req),
-        routingKeyHeaders: app.config.routingKeyHeaders,
-        modelLabel: (model) => app.registry.modelLabel(model),
-        onHintIgnored: (header) => app.metrics.routingHintIgnored.inc({ header }),
-      });
+      const ctx = buildRequestContext(
+        {
+          endpoint,
+          path,
+          body: parseJsonObject(raw),
+          raw,
+          headers,
+          via: app.hop.append(headers.via),
+          signal: client.signal,
+          requestId: requestIdOf(req),
+        },
+        contextDeps(app),
+      );
       const answer = await app.router.route(ctx);
       await writeAnswer(res, answer);
     } catch (err) {

@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
-import type { ContextInput, RequestContext } from '../../../src/routing/request-context.js';
+import type {
+  ContextDeps,
+  RequestContext,
+  RequestInput,
+} from '../../../src/routing/request-context.js';
 import { buildRequestContext } from '../../../src/routing/request-context.js';
 import type { JsonObject } from '../../../src/server/body.js';
 
@@ -19,22 +23,24 @@ interface Options {
  */
 function build(raw: string | Buffer, opts: Options = {}): { ctx: RequestContext; raw: Buffer } {
   const bytes = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
-  const input: ContextInput = {
+  const input: RequestInput = {
     endpoint: 'responses',
     path: '/v1/responses',
     body: JSON.parse(bytes.toString('utf8')) as JsonObject,
     raw: bytes,
     headers: opts.headers ?? {},
-    clientCredential: (authorization) => authorization,
     via: '1.1 switchyard-test',
     signal: new AbortController().signal,
-    aliases: new Map(Object.entries(opts.aliases ?? {})),
     requestId: opts.requestId ?? 'req-test',
+  };
+  const deps: ContextDeps = {
+    clientCredential: (authorization) => authorization,
+    aliases: new Map(Object.entries(opts.aliases ?? {})),
     routingKeyHeaders: ['x-smg-routing-key'],
     modelLabel: (model) => (model === 'served-model' ? model : 'other'),
     onHintIgnored: () => undefined,
   };
-  return { ctx: buildRequestContext(input), raw: bytes };
+  return { ctx: buildRequestContext(input, deps), raw: bytes };
 }
 
 function invalidBody(raw: string, pattern: RegExp): void {
