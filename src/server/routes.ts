@@ -113,9 +113,9 @@ export const ROUTES: readonly Route[] = [
 ];
 
 export type Match =
-  | { kind: 'route'; route: Route; param: string }
-  | { kind: 'method_not_allowed'; allowed: string[]; label: string }
-  | { kind: 'not_found' };
+  | { readonly kind: 'route'; readonly route: Route; readonly param: string }
+  | { readonly kind: 'method_not_allowed'; readonly allowed: string[]; readonly label: string }
+  | { readonly kind: 'not_found' };
 
 /** Exact paths and `prefix/{param}` routes, grouped once at load: matching is two map reads. */
 const BY_PATH = new Map<string, Route[]>();
@@ -123,6 +123,18 @@ const BY_PREFIX = new Map<string, Route[]>();
 for (const route of ROUTES) {
   const table = route.path.endsWith('/') ? BY_PREFIX : BY_PATH;
   table.set(route.path, [...(table.get(route.path) ?? []), route]);
+}
+
+/** The match of each exact path and method, made once: matching one allocates nothing. */
+const EXACT = new Map<string, Map<string, Match>>();
+for (const route of ROUTES) {
+  if (route.path.endsWith('/')) continue;
+  let byMethod = EXACT.get(route.path);
+  if (byMethod === undefined) {
+    byMethod = new Map();
+    EXACT.set(route.path, byMethod);
+  }
+  byMethod.set(route.method, { kind: 'route', route, param: '' });
 }
 
 function decodeParam(raw: string): string | undefined {
@@ -135,6 +147,8 @@ function decodeParam(raw: string): string | undefined {
 }
 
 export function matchRoute(method: string, pathname: string): Match {
+  const exact = EXACT.get(pathname)?.get(method);
+  if (exact !== undefined) return exact;
   let routes = BY_PATH.get(pathname);
   let param = '';
   if (!routes) {
