@@ -13,9 +13,12 @@ const PROTOCOL = '1.1';
 export class HopMarker {
   /** `switchyard-<16 hex digits>`: random per gateway, so another gateway never matches it. */
   readonly pseudonym: string;
+  /** This gateway's own `Via` entry. */
+  readonly #entry: string;
 
   constructor(id: string = randomBytes(8).toString('hex')) {
     this.pseudonym = `switchyard-${id}`;
+    this.#entry = `${PROTOCOL} ${this.pseudonym}`;
   }
 
   /** Whether a request's `Via` shows that it already passed through this gateway. */
@@ -31,8 +34,9 @@ export class HopMarker {
 
   /** The `Via` value to send upstream: the entries the request came with, then this gateway's. */
   append(via: string | string[] | undefined): string {
-    const own = `${PROTOCOL} ${this.pseudonym}`;
     const earlier = Array.isArray(via) ? via.join(', ') : via;
-    return earlier === undefined || earlier.trim() === '' ? own : `${earlier}, ${own}`;
+    return earlier === undefined || earlier.trim() === ''
+      ? this.#entry
+      : `${earlier}, ${this.#entry}`;
   }
 }
