@@ -15,7 +15,8 @@ import type { DecodeAdmission, DecodeClaim, WaitBudget } from '../admission/deco
 import { batchSize } from './bootstrap.js';
 import { samplingN } from './sanitize.js';
 import type { Router } from '../routing/router.js';
-import { retryMetricHooks, routerLabels, withRouterMetrics } from '../routing/router-metrics.js';
+import { retryMetricHooks, routerSeries, withRouterMetrics } from '../routing/router-metrics.js';
+import { routerSeriesOf } from '../routing/router-series.js';
 import type { Random } from '../util/random.js';
 import type { WorkerRegistry } from '../workers/registry.js';
 import type { Worker, WorkerType } from '../workers/worker.js';
@@ -61,12 +62,7 @@ export class PdRouter implements Router {
     const policy = policies.forModel(ctx.model);
     const worker = policy.select(candidates, selectInfoFor(ctx, type));
     if (worker)
-      this.deps.metrics.workerSelection.inc({
-        worker_type: type,
-        connection_mode: 'http',
-        model: ctx.modelLabel,
-        policy: policy.name,
-      });
+      routerSeriesOf(this.deps.metrics).selection(type, ctx.modelLabel, policy.name).inc();
     return worker;
   }
 
@@ -188,11 +184,10 @@ export class PdRouter implements Router {
 
   async route(ctx: RequestContext): Promise<Answer> {
     const { metrics } = this.deps;
-    const labels = routerLabels('pd', ctx);
-    metrics.routerRequests.inc({ ...labels, streaming: String(ctx.stream) });
+    const series = routerSeries(metrics, 'pd', ctx);
     // One wait budget per client request, shared by every attempt: retries never multiply it.
     const budget = this.deps.decodeAdmission?.newBudget();
-    return withRouterMetrics(metrics, labels, ctx, () =>
+    return withRouterMetrics(metrics, series, ctx, () =>
       withRetry(() => this.#attempt(ctx, budget), this.deps.retry, {
         random: this.deps.random,
         signal: ctx.signal,

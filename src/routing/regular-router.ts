@@ -26,8 +26,8 @@ import type { Answer, AnswerLease } from './answer.js';
 import { selectInfoFor, type RequestContext } from './request-context.js';
 import { RETRYABLE_STATUSES, withRetry, type RetryConfig } from './retry.js';
 import type { Router } from './router.js';
-import { retryMetricHooks, routerLabels, withRouterMetrics } from './router-metrics.js';
-import { ROUTER_TYPE_HTTP } from '../observability/metric-labels.js';
+import { retryMetricHooks, routerSeries, withRouterMetrics } from './router-metrics.js';
+import { routerSeriesOf, type RouterSeries } from './router-series.js';
 import { checkOverloadShed } from './overload-shed.js';
 import { upstreamBodyFor } from './dp-rank.js';
 
@@ -73,22 +73,15 @@ export class RegularRouter implements Router {
         { retryable: !strict },
       );
     }
-    metrics.workerSelection.inc({
-      worker_type: 'regular',
-      connection_mode: 'http',
-      model: ctx.modelLabel,
-      policy: policy.name,
-    });
+    routerSeriesOf(metrics).selection('regular', ctx.modelLabel, policy.name).inc();
     return worker;
   }
 
   async route(ctx: RequestContext): Promise<Answer> {
     const { metrics } = this.deps;
-    const labels = routerLabels('regular', ctx);
-    // Counted before selection, as SMG does, so requests that find no worker are counted too.
-    metrics.routerRequests.inc({ ...labels, streaming: String(ctx.stream) });
-    return withRouterMetrics(metrics, labels, ctx, () =>
-      withRetry(() => this.#attempt(ctx), this.deps.retry, {
+    const series = routerSeries(metrics, 'regular', ctx);
+    return withRouterMetrics(metrics, series, ctx, () =>
+      withRetry(() => this.#attempt(ctx, series), this.deps.retry, {
         random: this.deps.random,
         signal: ctx.signal,
         hooks: retryMetricHooks(metrics, ['regular'], ctx),
@@ -101,7 +94,7 @@ export class RegularRouter implements Router {
    * the lease until it is written. A transport failure is thrown as a retryable error with the
    * lease already released.
    */
-  async #attempt(ctx: RequestContext): Promise<Answer> {
+  async #attempt(ctx: RequestContext, series: RouterSeries): Promise<Answer> {
     const { pools, metrics } = this.deps;
     const worker = this.selectWorker(ctx);
     const load = worker.acquireLoad();
@@ -143,11 +136,7 @@ export class RegularRouter implements Router {
       throw err;
     }
     const status = head.status;
-    metrics.routerUpstreamResponses.inc({
-      router_type: ROUTER_TYPE_HTTP,
-      status_code: String(status),
-      error_code: '',
-    });
+    routerSeriesOf(metrics).upstreamStatus(status).inc();
     // A retryable status is charged now: the answer may be discarded by the retry decorator.
     const retryable = RETRYABLE_STATUSES.has(status);
     if (retryable) worker.circuit.record(outcomeForStatus(status));
@@ -163,19 +152,8 @@ export class RegularRouter implements Router {
       routedTo: worker,
       leases: [load, this.#outcomeLease(ctx, worker, retryable)],
       midStreamError: (cause) => midStreamGatewayError(cause, worker.url),
-      onFirstByte: streaming ? this.#ttftObserver(ctx) : undefined,
+      onFirstByte: streaming ? () => series.ttft.observe(elapsedSince(ctx.startTime)) : undefined,
     };
-  }
-
-  #ttftObserver(ctx: RequestContext): () => void {
-    const { router_type, backend_type, model, endpoint } = routerLabels('regular', ctx);
-    const ttft = this.deps.metrics.routerTtft.labels({
-      router_type,
-      backend_type,
-      model,
-      endpoint,
-    });
-    return () => ttft.observe((performance.now() - ctx.startTime) / 1000);
   }
 
   /** Records how the written answer ended on the worker's breaker and in the error metrics. */
@@ -202,4 +180,9 @@ export class RegularRouter implements Router {
       },
     };
   }
+}
+
+/** Seconds since a `performance.now()` reading. */
+function elapsedSince(start: number): number {
+  return (performance.now() - start) / 1000;
 }

@@ -4,16 +4,12 @@
  * values are SMG's (observability/metric-labels.ts).
  */
 import { GatewayError } from '../errors/gateway-error.js';
-import {
-  CONNECTION_HTTP,
-  errorTypeForStatus,
-  ROUTER_TYPE_HTTP,
-  type BackendType,
-} from '../observability/metric-labels.js';
+import { errorTypeForStatus, type BackendType } from '../observability/metric-labels.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { Answer } from './answer.js';
 import type { RequestContext } from './request-context.js';
 import type { RetryHooks } from './retry.js';
+import { routerSeriesOf, type RouterSeries } from './router-series.js';
 
 /**
  * Retry counters, once per worker type the retried attempt used: a PD retry re-sends both legs,
@@ -37,46 +33,47 @@ export function retryMetricHooks(
   };
 }
 
-export interface RouterLabels {
-  router_type: string;
-  backend_type: string;
-  connection_mode: string;
-  model: string;
-  endpoint: string;
+/** The router series of a request: its backend, its model label and its endpoint label. */
+export function routerSeries(
+  metrics: GatewayMetrics,
+  backend: BackendType,
+  ctx: RequestContext,
+): RouterSeries {
+  return routerSeriesOf(metrics).router(backend, ctx.modelLabel, ctx.endpointLabel);
 }
 
-export function routerLabels(backend: BackendType, ctx: RequestContext): RouterLabels {
-  return {
-    router_type: ROUTER_TYPE_HTTP,
-    backend_type: backend,
-    connection_mode: CONNECTION_HTTP,
-    model: ctx.modelLabel,
-    endpoint: ctx.endpointLabel,
-  };
+/** Observes the router duration when the answer it rides on is over. */
+class DurationLease {
+  constructor(
+    private readonly series: RouterSeries,
+    private readonly startTime: number,
+  ) {}
+  release(): void {
+    this.series.duration.observe((performance.now() - this.startTime) / 1000);
+  }
 }
 
 /**
- * Runs a routed request, recording its gateway error (if any, by SMG's status class) and its
- * duration: until the error, or until its answer has been written (a lease on the answer).
+ * Runs a routed request, recording it in `smg_router_requests_total` (before selection, as SMG
+ * does, so requests that find no worker are counted too), its gateway error (if any, by SMG's
+ * status class) and its duration: until the error, or until its answer has been written.
  */
 export async function withRouterMetrics(
   metrics: GatewayMetrics,
-  labels: RouterLabels,
+  series: RouterSeries,
   ctx: RequestContext,
   run: () => Promise<Answer>,
 ): Promise<Answer> {
+  (ctx.stream ? series.requestsStreaming : series.requestsPlain).inc();
   let answer: Answer;
   try {
     answer = await run();
   } catch (err) {
     if (err instanceof GatewayError)
-      metrics.routerErrors.inc({ ...labels, error_type: errorTypeForStatus(err.status) });
-    metrics.routerDuration.observe(labels, (performance.now() - ctx.startTime) / 1000);
+      metrics.routerErrors.inc({ ...series.labels, error_type: errorTypeForStatus(err.status) });
+    series.duration.observe((performance.now() - ctx.startTime) / 1000);
     throw err;
   }
-  answer.leases.push({
-    release: () =>
-      metrics.routerDuration.observe(labels, (performance.now() - ctx.startTime) / 1000),
-  });
+  answer.leases.push(new DurationLease(series, ctx.startTime));
   return answer;
 }
