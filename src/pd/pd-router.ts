@@ -44,7 +44,10 @@ export class PdRouter implements Router {
   constructor(private readonly deps: PdRouterDeps) {}
 
   /** The leg's candidates, or the SMG answer for why there are none (selection failure / overload shed). */
-  #candidates(ctx: RequestContext, type: Extract<WorkerType, 'prefill' | 'decode'>): Worker[] {
+  #candidates(
+    ctx: RequestContext,
+    type: Extract<WorkerType, 'prefill' | 'decode'>,
+  ): readonly Worker[] {
     const { registry, metrics } = this.deps;
     const candidates = registry.forModel(ctx.model, type);
     if (candidates.length === 0)

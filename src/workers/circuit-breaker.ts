@@ -3,7 +3,8 @@
  * consecutive failures; open -> half_open once `timeoutMs` has passed (checked lazily, on the
  * next state read, so it emits no event); half_open -> closed after `successThreshold`
  * successes, back to open on any failure. Failures are consecutive only (SMG never consults its
- * window setting either).
+ * window setting either). Watchers (`onTransition`) hear every state change, the lazy one
+ * included, so the registry can keep its lists of available workers current.
  */
 import { RETRYABLE_STATUSES } from '../errors/retryable.js';
 import type { Clock } from '../util/clock.js';
@@ -32,11 +33,14 @@ export interface CircuitListener {
   outcome(outcome: Outcome, state: CircuitBreaker): void;
 }
 
+export type TransitionWatcher = (from: CircuitState, to: CircuitState) => void;
+
 export class CircuitBreaker {
   #state: CircuitState = 'closed';
   #failures = 0;
   #successes = 0;
   #changedAt: number;
+  readonly #watchers: TransitionWatcher[] = [];
 
   constructor(
     private readonly config: CircuitConfig,
@@ -63,6 +67,19 @@ export class CircuitBreaker {
 
   canExecute(): boolean {
     return this.state !== 'open';
+  }
+
+  /**
+   * While open: the clock time at which the next state read half-opens the breaker; otherwise
+   * undefined. Reading it never changes the state.
+   */
+  get openUntil(): number | undefined {
+    return this.#state === 'open' ? this.#changedAt + this.config.timeoutMs : undefined;
+  }
+
+  /** Calls `watcher` after every state change, the lazy open -> half_open one included. */
+  onTransition(watcher: TransitionWatcher): void {
+    this.#watchers.push(watcher);
   }
 
   record(outcome: Outcome): void {
@@ -93,6 +110,7 @@ export class CircuitBreaker {
     this.#failures = 0;
     this.#successes = 0;
     this.listener?.transition(from, next);
+    for (const watch of this.#watchers) watch(from, next);
   }
 }
 

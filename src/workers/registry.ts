@@ -1,14 +1,18 @@
 /**
  * The worker registry: the single in-process source of which workers exist and their status.
  * It emits events (added, removed, replaced, health) that admission queues, policies and
- * readiness subscribe to; it owns nothing about routing decisions.
+ * readiness subscribe to; it owns nothing about routing decisions. It keeps each model's
+ * candidate set current (candidate-index.ts), so routing a request does not scan the fleet.
  */
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { GatewayMetrics } from '../observability/metrics.js';
+import { CandidateIndex } from './candidate-index.js';
+import type { CandidateSet } from './candidate-set.js';
 import {
   OTHER_MODEL_LABEL,
   UNKNOWN_MODEL_ID,
+  type RoutingListener,
   type Worker,
   type WorkerStatus,
   type WorkerType,
@@ -29,6 +33,12 @@ export class WorkerRegistry extends EventEmitter<RegistryEvents> {
   readonly #announced = new Set<string>();
   /** Ids are reserved per URL so a worker keeps its id across re-registration (SMG behaviour). */
   readonly #idByUrl = new Map<string, string>();
+  readonly #candidates = new CandidateIndex(this.#byId, this.#announced);
+  readonly #onRoutingChange: RoutingListener = (worker, change) => {
+    // A new `model_id` changes which models are announced before it changes any candidate set.
+    if (change === 'model') this.#refreshPoolSize();
+    this.#candidates.workerChanged(worker, change);
+  };
 
   constructor(private readonly metrics: GatewayMetrics) {
     super();
@@ -66,15 +76,25 @@ export class WorkerRegistry extends EventEmitter<RegistryEvents> {
   }
 
   /**
-   * Candidate workers of one type for a model. Model `unknown` (SMG: `/generate` without a
-   * model) means every worker of the type.
+   * Candidate workers of one type for a model, in registry order. Model `unknown` (SMG:
+   * `/generate` without a model) means every worker of the type. The array is maintained, not
+   * copied: the same object until the candidates change, and never to be mutated.
    */
-  forModel(model: string, type: WorkerType): Worker[] {
-    const out: Worker[] = [];
-    for (const w of this.#byId.values()) {
-      if (w.type === type && (model === 'unknown' || w.serves(model))) out.push(w);
-    }
-    return out;
+  forModel(model: string, type: WorkerType): readonly Worker[] {
+    return this.#candidates.group(model, type).all;
+  }
+
+  /** The maintained candidate set of `forModel(model, type)`: the input of `Policy.select`. */
+  candidates(model: string, type: WorkerType): CandidateSet {
+    return this.#candidates.group(model, type);
+  }
+
+  /**
+   * The candidate set of a list of workers: O(1) for an array `forModel` returned (while it is
+   * current), else computed from the list (e.g. candidates narrowed by prefill admission).
+   */
+  candidateSet(workers: readonly Worker[]): CandidateSet {
+    return this.#candidates.setFor(workers);
   }
 
   /** Distinct model ids announced by workers, for `/v1/models`. */
@@ -91,10 +111,14 @@ export class WorkerRegistry extends EventEmitter<RegistryEvents> {
     this.#byId.set(worker.id, worker);
     this.#idByUrl.set(worker.key, worker.id);
     this.#watchLoad(worker);
+    worker.onRoutingChange(this.#onRoutingChange);
     this.metrics.workerHealth.set({ worker: worker.key }, worker.isHealthy ? 1 : 0);
     this.#refreshPoolSize();
+    if (previous && previous !== worker) this.#unwatch(previous);
+    this.#candidates.added(worker);
+    this.#candidates.membersChanged(worker.type);
+    if (previous && previous.type !== worker.type) this.#candidates.membersChanged(previous.type);
     if (previous) {
-      previous.onLoadChange(undefined);
       this.emit('replaced', previous, worker);
     } else {
       this.emit('added', worker);
@@ -107,8 +131,9 @@ export class WorkerRegistry extends EventEmitter<RegistryEvents> {
     this.#byId.delete(id);
     // The URL keeps its reserved id, so a worker re-added later is the same resource.
     // Requests still in flight keep their lease; they release into the detached worker object.
-    worker.onLoadChange(undefined);
+    this.#unwatch(worker);
     this.#refreshPoolSize();
+    this.#candidates.membersChanged(worker.type);
     // Listeners (policies, admission) clean up first; the per-worker series go last, so nothing
     // writes a removed worker's series back into existence.
     this.emit('removed', worker);
@@ -138,7 +163,17 @@ export class WorkerRegistry extends EventEmitter<RegistryEvents> {
     // The label child is created once per worker: load changes twice per request.
     const child = this.metrics.workerRequestsActive.labels({ worker: worker.key });
     child.set(worker.load);
-    worker.onLoadChange((w) => child.set(w.load));
+    worker.onLoadChange((w, delta) => {
+      child.set(w.load);
+      this.#candidates.loadChanged(w, delta);
+    });
+  }
+
+  /** Stops listening to a worker that left the registry (removed or replaced). */
+  #unwatch(worker: Worker): void {
+    worker.onLoadChange(undefined);
+    worker.onRoutingChange(undefined);
+    this.#candidates.removed(worker);
   }
 
   /** Whether some registered worker's primary model id is `model` (kept on add/remove). */

@@ -1,6 +1,9 @@
 /**
  * One upstream worker: identity, what it serves, its status, and its in-flight load. The load
- * is only ever changed through a Lease, so it returns to zero on every exit path.
+ * is only ever changed through a Lease, so it returns to zero on every exit path. Every input
+ * of `isAvailable()` and `serves()` (status, overload veto, circuit state, `model_id` label) is
+ * written through a setter that tells the routing listener, so the registry's per-model lists
+ * of available workers never go stale, whoever writes the field.
  */
 import { lease, type Lease } from '../admission/lease.js';
 import { systemClock } from '../util/clock.js';
@@ -51,7 +54,12 @@ export interface WorkerInit {
   dpSize?: number | undefined;
 }
 
-export type LoadListener = (worker: Worker) => void;
+/** `delta` is +1 when a lease is taken, -1 when it is released. */
+export type LoadListener = (worker: Worker, delta: number) => void;
+
+/** What changed: status, overload veto, circuit state, `model_id` label, or engine report. */
+export type RoutingChange = 'status' | 'overloaded' | 'circuit' | 'model' | 'report';
+export type RoutingListener = (worker: Worker, change: RoutingChange) => void;
 
 export class Worker {
   readonly id: string;
@@ -63,7 +71,6 @@ export class Worker {
   readonly type: WorkerType;
   readonly runtime: Runtime;
   readonly models: readonly string[];
-  labels: Readonly<Record<string, string>>;
   priority: number;
   cost: number;
   apiKey: string | undefined;
@@ -78,15 +85,15 @@ export class Worker {
   readonly dpRank: number | undefined;
   readonly dpSize: number | undefined;
 
-  status: WorkerStatus = 'pending';
-  /** Latest engine load report from the load monitor; undefined until the first poll. */
-  loadSnapshot: WorkerLoadSnapshot | undefined;
-  /** Latched by overload protection once per load report (SMG `set_overloaded`). */
-  overloaded = false;
   /** Requests ever dispatched here: the tie-break after load in min-load choices. */
   processedRequests = 0;
+  #status: WorkerStatus = 'pending';
+  #overloaded = false;
+  #loadSnapshot: WorkerLoadSnapshot | undefined;
+  #labels: Readonly<Record<string, string>>;
   #load = 0;
   #onLoadChange: LoadListener | undefined;
+  #onRoutingChange: RoutingListener | undefined;
 
   constructor(init: WorkerInit) {
     this.id = init.id;
@@ -97,7 +104,7 @@ export class Worker {
     this.type = init.type;
     this.runtime = init.runtime;
     this.models = init.models;
-    this.labels = init.labels;
+    this.#labels = init.labels;
     this.priority = init.priority;
     this.cost = init.cost;
     this.apiKey = init.apiKey;
@@ -114,6 +121,51 @@ export class Worker {
       );
     this.dpRank = init.dpRank;
     this.dpSize = init.dpSize;
+    this.circuit.onTransition(() => this.#onRoutingChange?.(this, 'circuit'));
+  }
+
+  /** SMG's status machine; written by the registry's `setStatus` (health checks, draining). */
+  get status(): WorkerStatus {
+    return this.#status;
+  }
+
+  set status(next: WorkerStatus) {
+    if (next === this.#status) return;
+    this.#status = next;
+    this.#onRoutingChange?.(this, 'status');
+  }
+
+  /** Latched by overload protection once per load report (SMG `set_overloaded`). */
+  get overloaded(): boolean {
+    return this.#overloaded;
+  }
+
+  set overloaded(next: boolean) {
+    if (next === this.#overloaded) return;
+    this.#overloaded = next;
+    this.#onRoutingChange?.(this, 'overloaded');
+  }
+
+  /** Latest engine load report from the load monitor; undefined until the first poll. */
+  get loadSnapshot(): WorkerLoadSnapshot | undefined {
+    return this.#loadSnapshot;
+  }
+
+  set loadSnapshot(next: WorkerLoadSnapshot | undefined) {
+    if (next === this.#loadSnapshot) return;
+    this.#loadSnapshot = next;
+    this.#onRoutingChange?.(this, 'report');
+  }
+
+  /** Mutable through PATCH; the `model_id` label is one of the model names the worker serves. */
+  get labels(): Readonly<Record<string, string>> {
+    return this.#labels;
+  }
+
+  set labels(next: Readonly<Record<string, string>>) {
+    const previousModel = this.#labels.model_id;
+    this.#labels = next;
+    if (next.model_id !== previousModel) this.#onRoutingChange?.(this, 'model');
   }
 
   /**
@@ -169,19 +221,24 @@ export class Worker {
     return this.status === 'ready' && !this.overloaded;
   }
 
-  /** Called by the registry to publish load changes (the in-flight gauge). */
+  /** Called by the registry to publish load changes (the in-flight gauge, the min-load index). */
   onLoadChange(listener: LoadListener | undefined): void {
     this.#onLoadChange = listener;
+  }
+
+  /** Called by the registry to keep its available-worker lists in step with this worker. */
+  onRoutingChange(listener: RoutingListener | undefined): void {
+    this.#onRoutingChange = listener;
   }
 
   /** Takes one unit of in-flight load until the returned lease is released. */
   acquireLoad(): Lease {
     this.#load += 1;
     this.processedRequests += 1;
-    this.#onLoadChange?.(this);
+    this.#onLoadChange?.(this, 1);
     return lease(() => {
       this.#load -= 1;
-      this.#onLoadChange?.(this);
+      this.#onLoadChange?.(this, -1);
     });
   }
 }
