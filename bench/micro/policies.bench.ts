@@ -15,6 +15,7 @@ import { DEFAULT_POLICY_CONFIG } from '../../src/policies/policy-config.js';
 import { RadixTree } from '../../src/policies/radix-tree.js';
 import { createPolicy } from '../../src/policies/registry.js';
 import { seededRandom } from '../../src/util/random.js';
+import { candidateSet } from '../../src/workers/candidate-set.js';
 import { Worker } from '../../src/workers/worker.js';
 
 const random = seededRandom(2024);
@@ -137,7 +138,7 @@ const opened: Policy[] = [];
 for (const n of [8, 64, 512]) {
   group(`select, ${n} workers`, () => {
     summary(() => {
-      const workers = fleet(n);
+      const workers = candidateSet(fleet(n));
       for (const name of POLICY_NAMES) {
         const policy = createPolicy(name, 'm', deps);
         opened.push(policy);

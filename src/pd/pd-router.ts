@@ -63,7 +63,10 @@ export class PdRouter implements Router {
   ): Worker | undefined {
     const policies = type === 'prefill' ? this.deps.prefillPolicies : this.deps.decodePolicies;
     const policy = policies.forModel(ctx.model);
-    const worker = policy.select(candidates, selectInfoFor(ctx, type));
+    const worker = policy.select(
+      this.deps.registry.candidateSet(candidates),
+      selectInfoFor(ctx, type),
+    );
     if (worker)
       routerSeriesOf(this.deps.metrics).selection(type, ctx.modelLabel, policy.name).inc();
     return worker;

@@ -26,10 +26,11 @@ import type { Gauge } from 'prom-client';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { Clock } from '../util/clock.js';
 import { randomIndex, type Random } from '../util/random.js';
+import type { CandidateSet } from '../workers/candidate-set.js';
 import { meanTokenUsage } from '../workers/load-snapshot.js';
 import type { Worker } from '../workers/worker.js';
 import type { PolicyConfig } from './policy-config.js';
-import { availableWorkers, type Policy, type SelectInfo } from './policy.js';
+import type { Policy, SelectInfo } from './policy.js';
 import { RadixTree } from './radix-tree.js';
 
 export interface CacheAwareDeps {
@@ -82,8 +83,8 @@ export class CacheAwarePolicy implements Policy {
     }
   }
 
-  select(candidates: readonly Worker[], info: SelectInfo): Worker | undefined {
-    const eligible = availableWorkers(candidates);
+  select(candidates: CandidateSet, info: SelectInfo): Worker | undefined {
+    const eligible = candidates.available;
     if (eligible.length === 0) return undefined;
 
     let total = 0;

@@ -1,11 +1,13 @@
 /**
  * The hash ring of one policy's candidate set (SMG keeps one ring per model in the registry and
- * updates it on membership change, smg-core.md §4.1 and §4.7). Candidates arrive as a fresh
- * array on every request, so the set is compared by worker identity (O(n) pointer compares) and
- * the ring is only touched when membership changed: incrementally for a few changes, rebuilt
- * for many. Ring members are worker keys (the URL, `url@rank` for a DP-aware worker, so ranks
- * sharing one URL still get distinct ring positions).
+ * updates it on membership change, smg-core.md §4.1 and §4.7). The registry publishes a new
+ * `all` array only when membership changes, so a request with the array the ring was built from
+ * costs one identity compare; another array (membership changed, or a list narrowed by the
+ * caller) is compared worker by worker, and the ring is only touched when membership differs:
+ * incrementally for a few changes, rebuilt for many. Ring members are worker keys (the URL,
+ * `url@rank` for a DP-aware worker, so ranks sharing one URL still get distinct ring positions).
  */
+import { sameWorkers } from '../workers/candidate-set.js';
 import type { Worker } from '../workers/worker.js';
 import { HashRing } from './hash-ring.js';
 
@@ -23,9 +25,13 @@ export class CandidateRing {
     return this.#ring;
   }
 
-  /** Brings the ring in line with `candidates`. */
+  /** Brings the ring in line with `candidates` (a candidate set's `all`, never mutated). */
   sync(candidates: readonly Worker[]): void {
-    if (sameWorkers(this.#workers, candidates)) return;
+    if (this.#workers === candidates) return;
+    if (sameWorkers(this.#workers, candidates)) {
+      this.#workers = candidates;
+      return;
+    }
     const next = new Map<string, Worker>();
     for (const w of candidates) next.set(w.key, w);
     const leaving = [...this.#ring.members()].filter((key) => !next.has(key));
@@ -37,7 +43,7 @@ export class CandidateRing {
       for (const key of joining) this.#ring.add(key);
     }
     this.#byKey = next;
-    this.#workers = candidates.slice();
+    this.#workers = candidates;
   }
 
   /**
@@ -48,10 +54,4 @@ export class CandidateRing {
     const owner = this.#ring.lookup(key, this.#acceptEligible);
     return owner === undefined ? undefined : this.#byKey.get(owner);
   }
-}
-
-function sameWorkers(a: readonly Worker[], b: readonly Worker[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }

@@ -6,12 +6,14 @@
  *   3. an implicit key, the first of `authorization`, `x-forwarded-for`, `cookie`: ring lookup;
  *   4. uniform random over the eligible workers.
  * Eligible = ready and not overloaded; the circuit breaker is ignored, as SMG.
+ * Cost: O(log n) for a key (binary search on the ring, kept across requests), O(1) otherwise.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Counter } from 'prom-client';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { usableRoutingKey } from '../routing/routing-headers.js';
 import { randomIndex, type Random } from '../util/random.js';
+import type { CandidateSet } from '../workers/candidate-set.js';
 import type { Worker } from '../workers/worker.js';
 import { CandidateRing } from './candidate-ring.js';
 import type { Policy, SelectInfo } from './policy.js';
@@ -44,11 +46,12 @@ export class ConsistentHashingPolicy implements Policy {
     };
   }
 
-  select(candidates: readonly Worker[], info: SelectInfo): Worker | undefined {
-    if (candidates.length === 0) return this.#done('no_healthy_workers', undefined);
+  select(candidates: CandidateSet, info: SelectInfo): Worker | undefined {
+    const all = candidates.all;
+    if (all.length === 0) return this.#done('no_healthy_workers', undefined);
 
     if (info.targetWorker !== undefined) {
-      const target = candidates[info.targetWorker];
+      const target = all[info.targetWorker];
       return target?.isHealthyAndEligible() === true
         ? this.#done('target_worker_hit', target)
         : this.#done('target_worker_miss', undefined);
@@ -60,23 +63,17 @@ export class ConsistentHashingPolicy implements Policy {
       usableRoutingKey(headerValue(info.headers, 'x-smg-routing-key')) ??
       implicitKey(info.headers);
     if (key !== undefined) {
-      this.#ring.sync(candidates);
+      this.#ring.sync(all);
       const worker = this.#ring.lookupEligible(key);
       return worker === undefined
         ? this.#done('no_healthy_workers', undefined)
         : this.#done('routing_key_hit', worker);
     }
 
-    // An anonymous client: uniform over eligible workers, counted without building a list.
-    let eligible = 0;
-    for (const w of candidates) if (w.isHealthyAndEligible()) eligible++;
-    if (eligible === 0) return this.#done('no_healthy_workers', undefined);
-    let pick = randomIndex(this.random, eligible);
-    for (const w of candidates) {
-      if (!w.isHealthyAndEligible()) continue;
-      if (pick-- === 0) return this.#done('random_fallback', w);
-    }
-    return this.#done('no_healthy_workers', undefined);
+    // An anonymous client: uniform over the eligible workers.
+    const eligible = candidates.eligible;
+    if (eligible.length === 0) return this.#done('no_healthy_workers', undefined);
+    return this.#done('random_fallback', eligible[randomIndex(this.random, eligible.length)]);
   }
 
   #done(branch: ConsistentHashingBranch, worker: Worker | undefined): Worker | undefined {

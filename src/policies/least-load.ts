@@ -10,9 +10,10 @@
  * request length).
  */
 import { randomIndex, type Random } from '../util/random.js';
+import type { CandidateSet } from '../workers/candidate-set.js';
 import type { Worker } from '../workers/worker.js';
 import { LeastLoadScorer, type LeastLoadParams } from './least-load-scorer.js';
-import { availableWorkers, type Policy } from './policy.js';
+import type { Policy } from './policy.js';
 
 export class LeastLoadPolicy implements Policy {
   readonly name = 'least_load' as const;
@@ -25,8 +26,8 @@ export class LeastLoadPolicy implements Policy {
     this.#scorer = new LeastLoadScorer(params);
   }
 
-  select(candidates: readonly Worker[]): Worker | undefined {
-    const available = availableWorkers(candidates);
+  select(candidates: CandidateSet): Worker | undefined {
+    const available = candidates.available;
     const scorer = this.#scorer;
     if (available.length === 0) return undefined;
     if (available.length === 1 && scorer.params.maxWaitingRequests <= 0) return available[0];

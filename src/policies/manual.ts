@@ -4,14 +4,17 @@
  * workers are unavailable, and keeps up to two workers for fast failover. Requests without a
  * key are assigned per mode (`no_routing_id`). The mode defaults to `random`; `delegate` has no
  * inner policy here and behaves as `min_load`, as SMG.
+ * Cost: O(1) for a known key and for `random` assignment; `min_load` and `min_group` assignment
+ * compare every available worker (O(n)), only when a key is new or its workers are gone.
  */
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { Clock } from '../util/clock.js';
 import type { Random } from '../util/random.js';
+import type { CandidateSet } from '../workers/candidate-set.js';
 import type { Worker } from '../workers/worker.js';
 import { assignByMode, type DirectMode } from './assignment.js';
 import type { PolicyConfig } from './policy-config.js';
-import { availableWorkers, type Policy, type SelectInfo } from './policy.js';
+import type { Policy, SelectInfo } from './policy.js';
 import { namespacedKey, StickyMap, type Assigner } from './sticky-map.js';
 
 export interface ManualDeps {
@@ -46,23 +49,22 @@ export class ManualPolicy implements Policy, Assigner {
     return this.#map;
   }
 
-  select(candidates: readonly Worker[], info: SelectInfo): Worker | undefined {
-    const available = availableWorkers(candidates);
-    if (available.length === 0) {
+  select(candidates: CandidateSet, info: SelectInfo): Worker | undefined {
+    if (candidates.available.length === 0) {
       this.#map.countBranch('no_healthy_workers');
       return undefined;
     }
     const key = info.routingKey;
     if (key === undefined || key === '') {
       this.#map.countBranch('no_routing_id');
-      return this.assign(available);
+      return this.assign(candidates);
     }
-    return this.#map.route(namespacedKey(key, info.leg), available, info, this);
+    return this.#map.route(namespacedKey(key, info.leg), candidates, info, this);
   }
 
-  /** Assigner: `available` is already filtered by select. */
-  assign(available: readonly Worker[]): Worker | undefined {
-    return assignByMode(this.#mode, available, this.#random, this.#keysFor);
+  /** Assigner: a worker by mode among the available candidates. */
+  assign(candidates: CandidateSet): Worker | undefined {
+    return assignByMode(this.#mode, candidates.available, this.#random, this.#keysFor);
   }
 
   onWorkerRemoved(worker: Worker): void {

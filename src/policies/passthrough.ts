@@ -3,8 +3,9 @@
  * worker, for gateways in front of a single engine where balancing buys nothing. It reads no
  * load and keeps no state, so it never makes the load monitor poll.
  */
+import type { CandidateSet } from '../workers/candidate-set.js';
 import type { Worker } from '../workers/worker.js';
-import { availableWorkers, type Policy } from './policy.js';
+import type { Policy } from './policy.js';
 
 export class PassthroughPolicy implements Policy {
   readonly name = 'passthrough' as const;
@@ -14,11 +15,12 @@ export class PassthroughPolicy implements Policy {
   /** `warnMany` is told (once) when more than one candidate is seen: only the first gets traffic. */
   constructor(private readonly warnMany: (workers: number) => void = () => undefined) {}
 
-  select(candidates: readonly Worker[]): Worker | undefined {
-    if (candidates.length > 1 && !this.#warnedMany) {
+  select(candidates: CandidateSet): Worker | undefined {
+    const all = candidates.all;
+    if (all.length > 1 && !this.#warnedMany) {
       this.#warnedMany = true;
-      this.warnMany(candidates.length);
+      this.warnMany(all.length);
     }
-    return availableWorkers(candidates)[0];
+    return candidates.available[0];
   }
 }

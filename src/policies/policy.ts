@@ -1,10 +1,13 @@
 /**
- * The routing-policy seam. A policy is handed every candidate worker for the request (right
- * type and model, in registry order, so `x-smg-target-worker` indices are stable), filters them
- * by its own eligibility predicate, and returns one worker or none. It must not await: the
- * router takes the load lease in the same synchronous step.
+ * The routing-policy seam. A policy is handed the candidate set of the request (candidate-set.ts:
+ * every worker of the right type and model in registry order, so `x-smg-target-worker` indices
+ * are stable, and the `available` and `eligible` subsets the registry keeps current), and returns
+ * one worker or none. It chooses among the subset its predicate names, without scanning `all`,
+ * so a selection costs the same on four workers as on a thousand. It must not await: the router
+ * takes the load lease in the same synchronous step.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { CandidateSet } from '../workers/candidate-set.js';
 import type { Worker } from '../workers/worker.js';
 import type { PolicyName } from './names.js';
 
@@ -33,19 +36,13 @@ export interface SelectInfo {
 
 export interface Policy {
   readonly name: PolicyName;
-  select(candidates: readonly Worker[], info: SelectInfo): Worker | undefined;
+  /**
+   * `available`: SMG `get_healthy_worker_indices` (ready, circuit allows, not overloaded), what
+   * most policies choose among; `eligible`: ready and not overloaded, the hash policies' choice.
+   */
+  select(candidates: CandidateSet, info: SelectInfo): Worker | undefined;
   /** Forget anything held about a worker that left the registry (tree tenants, sticky keys). */
   onWorkerRemoved?(worker: Worker): void;
   /** Stop background work (eviction sweeps). */
   close?(): void;
-}
-
-/** SMG `get_healthy_worker_indices`: what most policies choose among. */
-export function availableWorkers(candidates: readonly Worker[]): Worker[] {
-  return candidates.filter((w) => w.isAvailable());
-}
-
-/** The hash policies' predicate: ready and not overloaded, circuit breaker ignored (as SMG). */
-export function eligibleWorkers(candidates: readonly Worker[]): Worker[] {
-  return candidates.filter((w) => w.isHealthyAndEligible());
 }

@@ -7,9 +7,10 @@
  * reports does not keep picking the same worker of a pair.
  */
 import { randomIndex, type Random } from '../util/random.js';
+import type { CandidateSet } from '../workers/candidate-set.js';
 import type { Worker } from '../workers/worker.js';
 import { DEFAULT_LEAST_LOAD_PARAMS, LeastLoadScorer } from './least-load-scorer.js';
-import { availableWorkers, type Policy } from './policy.js';
+import type { Policy } from './policy.js';
 
 export class PowerOfTwoPolicy implements Policy {
   readonly name = 'power_of_two' as const;
@@ -17,8 +18,8 @@ export class PowerOfTwoPolicy implements Policy {
 
   constructor(private readonly random: Random) {}
 
-  select(candidates: readonly Worker[]): Worker | undefined {
-    const available = availableWorkers(candidates);
+  select(candidates: CandidateSet): Worker | undefined {
+    const available = candidates.available;
     const n = available.length;
     if (n === 0) return undefined;
     if (n === 1) return available[0];

@@ -10,14 +10,17 @@
  *
  * Overload check: with `avg = (total_load + 1) / n_eligible`, a worker is OK when
  * `load ≤ max(avg · load_factor, avg + abs_threshold)`; with no load at all everyone is OK.
+ * That check sums the load of every eligible worker, so a selection is O(n) (the ring lookup
+ * itself is O(log n)).
  */
 import type { Counter } from 'prom-client';
 import type { GatewayMetrics } from '../observability/metrics.js';
+import type { CandidateSet } from '../workers/candidate-set.js';
 import type { Worker } from '../workers/worker.js';
 import { CandidateRing } from './candidate-ring.js';
 import { fnv1a64Text, fnv1a64Tokens } from './hash.js';
 import type { PolicyConfig } from './policy-config.js';
-import { eligibleWorkers, type Policy, type SelectInfo } from './policy.js';
+import type { Policy, SelectInfo } from './policy.js';
 
 export type PrefixHashBranch =
   | 'no_healthy_workers'
@@ -51,8 +54,8 @@ export class PrefixHashPolicy implements Policy {
     };
   }
 
-  select(candidates: readonly Worker[], info: SelectInfo): Worker | undefined {
-    const eligible = eligibleWorkers(candidates);
+  select(candidates: CandidateSet, info: SelectInfo): Worker | undefined {
+    const eligible = candidates.eligible;
     if (eligible.length === 0) return this.#done('no_healthy_workers', undefined);
     const key = this.#key(info);
     // Nothing to hash: stay serviceable on load alone, as SMG.
@@ -62,7 +65,7 @@ export class PrefixHashPolicy implements Policy {
     for (const w of eligible) total += w.load;
     const ok = this.#okBound(total, eligible.length);
 
-    this.#ring.sync(candidates);
+    this.#ring.sync(candidates.all);
     const target = this.#ring.lookupEligible(key);
     if (target === undefined) return this.#done('fallback_least_load', leastLoaded(eligible));
     if (target.load <= ok) return this.#done('ring_hit', target);

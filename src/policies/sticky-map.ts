@@ -8,10 +8,12 @@
  * - Adding workers never moves a key; a key only moves when its workers are unavailable.
  * - A sweep every `evictionIntervalSecs` drops keys idle for at least `maxIdleSecs`.
  * Gauges are moved by increments, not set, so several maps (one per model and leg) add up.
+ * A known key costs O(1): its (at most two) workers are looked up by key in the candidate set.
  */
 import type { Counter, Gauge } from 'prom-client';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { Clock } from '../util/clock.js';
+import type { CandidateSet } from '../workers/candidate-set.js';
 import type { Worker } from '../workers/worker.js';
 import type { SelectInfo } from './policy.js';
 
@@ -22,7 +24,7 @@ export const MAX_CANDIDATE_WORKERS = 2;
 
 /** Picks a worker for a key that has none available; undefined when there is none. */
 export interface Assigner {
-  assign(candidates: readonly Worker[], info: SelectInfo): Worker | undefined;
+  assign(candidates: CandidateSet, info: SelectInfo): Worker | undefined;
 }
 
 interface StickyEntry {
@@ -88,7 +90,7 @@ export class StickyMap {
 
   route(
     key: string,
-    candidates: readonly Worker[],
+    candidates: CandidateSet,
     info: SelectInfo,
     assigner: Assigner,
   ): Worker | undefined {
@@ -179,12 +181,10 @@ export class StickyMap {
   }
 }
 
-function firstAvailable(
-  pinned: readonly string[],
-  candidates: readonly Worker[],
-): Worker | undefined {
+function firstAvailable(pinned: readonly string[], candidates: CandidateSet): Worker | undefined {
   for (const key of pinned) {
-    for (const w of candidates) if (w.key === key && w.isAvailable()) return w;
+    const w = candidates.byKey(key);
+    if (w?.isAvailable() === true) return w;
   }
   return undefined;
 }

@@ -9,11 +9,12 @@ import type { Counter } from 'prom-client';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { Clock } from '../util/clock.js';
 import type { Random } from '../util/random.js';
+import type { CandidateSet } from '../workers/candidate-set.js';
 import type { Worker } from '../workers/worker.js';
 import { assignByMode } from './assignment.js';
 import type { AssignmentMode } from './names.js';
 import type { PolicyConfig } from './policy-config.js';
-import { availableWorkers, type Policy, type SelectInfo } from './policy.js';
+import type { Policy, SelectInfo } from './policy.js';
 import { namespacedKey, StickyMap, type Assigner } from './sticky-map.js';
 
 export interface StickyOverrideDeps {
@@ -67,7 +68,7 @@ export class StickyOverridePolicy implements Policy, Assigner {
     return this.#map;
   }
 
-  select(candidates: readonly Worker[], info: SelectInfo): Worker | undefined {
+  select(candidates: CandidateSet, info: SelectInfo): Worker | undefined {
     let key: string | undefined;
     if (info.rid !== undefined && info.rid !== '') {
       key = stickyKeyFromRid(info.rid);
@@ -84,9 +85,9 @@ export class StickyOverridePolicy implements Policy, Assigner {
   }
 
   /** Assigner for a key with no available pinned worker. */
-  assign(candidates: readonly Worker[], info: SelectInfo): Worker | undefined {
+  assign(candidates: CandidateSet, info: SelectInfo): Worker | undefined {
     if (this.#mode === 'delegate') return this.inner.select(candidates, info);
-    return assignByMode(this.#mode, availableWorkers(candidates), this.#random, this.#keysFor);
+    return assignByMode(this.#mode, candidates.available, this.#random, this.#keysFor);
   }
 
   onWorkerRemoved(worker: Worker): void {

@@ -63,7 +63,7 @@ export class RegularRouter implements Router {
     }
     checkOverloadShed(candidates, ctx.model, this.deps.overloadRetryAfterSecs, metrics);
     const policy = policies.forModel(ctx.model);
-    const worker = policy.select(candidates, selectInfoFor(ctx, 'single'));
+    const worker = policy.select(registry.candidateSet(candidates), selectInfoFor(ctx, 'single'));
     if (!worker) {
       // A strict x-smg-target-worker miss will not change on retry within the backoff window.
       const strict = ctx.targetWorker !== undefined && policy.name === 'consistent_hashing';

@@ -4,6 +4,7 @@ import { ConsistentHashingPolicy, implicitKey } from '../../../src/policies/cons
 import type { Worker } from '../../../src/workers/worker.js';
 import { testSelectInfo, testWorker } from '../../helpers/workers.js';
 import { metricValue, openCircuitWorker, testDeps } from './policy-fixtures.js';
+import { candidateSet } from '../../../src/workers/candidate-set.js';
 
 function setup(
   n = 4,
@@ -22,13 +23,19 @@ function setup(
 void describe('ConsistentHashingPolicy', () => {
   void it('sends a routing key to the same worker every time', async () => {
     const { policy, workers, branch } = setup();
-    const first = policy.select(workers, testSelectInfo({ routingKey: 'user-123' }));
+    const first = policy.select(candidateSet(workers), testSelectInfo({ routingKey: 'user-123' }));
     assert.ok(first);
     for (let i = 0; i < 20; i++)
-      assert.equal(policy.select(workers, testSelectInfo({ routingKey: 'user-123' })), first);
+      assert.equal(
+        policy.select(candidateSet(workers), testSelectInfo({ routingKey: 'user-123' })),
+        first,
+      );
     // The raw header works too, and lands on the same ring position.
     assert.equal(
-      policy.select(workers, testSelectInfo({ headers: { 'x-smg-routing-key': 'user-123' } })),
+      policy.select(
+        candidateSet(workers),
+        testSelectInfo({ headers: { 'x-smg-routing-key': 'user-123' } }),
+      ),
       first,
     );
     assert.equal(await branch('routing_key_hit'), 22);
@@ -38,14 +45,16 @@ void describe('ConsistentHashingPolicy', () => {
     const { policy, workers } = setup();
     const seen = new Set<string>();
     for (let i = 0; i < 400; i++)
-      seen.add(policy.select(workers, testSelectInfo({ routingKey: `k${i}` }))?.id ?? '');
+      seen.add(
+        policy.select(candidateSet(workers), testSelectInfo({ routingKey: `k${i}` }))?.id ?? '',
+      );
     assert.deepEqual([...seen].sort(), ['w0', 'w1', 'w2', 'w3']);
   });
 
   void it('routes x-smg-target-worker to exactly that worker, over any routing key', async () => {
     const { policy, workers, branch } = setup();
     assert.equal(
-      policy.select(workers, testSelectInfo({ targetWorker: 2, routingKey: 'k' })),
+      policy.select(candidateSet(workers), testSelectInfo({ targetWorker: 2, routingKey: 'k' })),
       workers[2],
     );
     assert.equal(await branch('target_worker_hit'), 1);
@@ -53,7 +62,10 @@ void describe('ConsistentHashingPolicy', () => {
 
   void it('fails a target out of range, with no fallback', async () => {
     const { policy, workers, branch } = setup();
-    assert.equal(policy.select(workers, testSelectInfo({ targetWorker: 4 })), undefined);
+    assert.equal(
+      policy.select(candidateSet(workers), testSelectInfo({ targetWorker: 4 })),
+      undefined,
+    );
     assert.equal(await branch('target_worker_miss'), 1);
   });
 
@@ -61,25 +73,40 @@ void describe('ConsistentHashingPolicy', () => {
     const { policy, workers, branch } = setup();
     (workers[1] as Worker).status = 'not_ready';
     (workers[3] as Worker).overloaded = true;
-    assert.equal(policy.select(workers, testSelectInfo({ targetWorker: 1 })), undefined);
-    assert.equal(policy.select(workers, testSelectInfo({ targetWorker: 3 })), undefined);
+    assert.equal(
+      policy.select(candidateSet(workers), testSelectInfo({ targetWorker: 1 })),
+      undefined,
+    );
+    assert.equal(
+      policy.select(candidateSet(workers), testSelectInfo({ targetWorker: 3 })),
+      undefined,
+    );
     assert.equal(await branch('target_worker_miss'), 2);
   });
 
   void it('ignores the circuit breaker, as SMG', () => {
     const { policy } = setup();
     const workers = [testWorker('a'), openCircuitWorker('b')];
-    assert.equal(policy.select(workers, testSelectInfo({ targetWorker: 1 }))?.id, 'b');
+    assert.equal(
+      policy.select(candidateSet(workers), testSelectInfo({ targetWorker: 1 }))?.id,
+      'b',
+    );
   });
 
   void it('walks past an ineligible ring owner and returns when it recovers', () => {
     const { policy, workers } = setup();
-    const home = policy.select(workers, testSelectInfo({ routingKey: 'sticky' })) as Worker;
+    const home = policy.select(
+      candidateSet(workers),
+      testSelectInfo({ routingKey: 'sticky' }),
+    ) as Worker;
     home.status = 'not_ready';
-    const away = policy.select(workers, testSelectInfo({ routingKey: 'sticky' }));
+    const away = policy.select(candidateSet(workers), testSelectInfo({ routingKey: 'sticky' }));
     assert.ok(away && away !== home);
     home.status = 'ready';
-    assert.equal(policy.select(workers, testSelectInfo({ routingKey: 'sticky' })), home);
+    assert.equal(
+      policy.select(candidateSet(workers), testSelectInfo({ routingKey: 'sticky' })),
+      home,
+    );
   });
 
   void it('uses authorization, then x-forwarded-for, then cookie as an implicit key', async () => {
@@ -96,12 +123,15 @@ void describe('ConsistentHashingPolicy', () => {
       { 'x-forwarded-for': '10.0.0.7' },
       { cookie: 'sid=42' },
     ]) {
-      const first = policy.select(workers, testSelectInfo({ headers }));
+      const first = policy.select(candidateSet(workers), testSelectInfo({ headers }));
       for (let i = 0; i < 10; i++)
-        assert.equal(policy.select(workers, testSelectInfo({ headers })), first);
+        assert.equal(policy.select(candidateSet(workers), testSelectInfo({ headers })), first);
       // The implicit key is hashed like an explicit one.
       const key = Object.values(headers)[0] as string;
-      assert.equal(policy.select(workers, testSelectInfo({ routingKey: key })), first);
+      assert.equal(
+        policy.select(candidateSet(workers), testSelectInfo({ routingKey: key })),
+        first,
+      );
     }
     assert.equal(await branch('routing_key_hit'), 36);
   });
@@ -110,7 +140,7 @@ void describe('ConsistentHashingPolicy', () => {
     const { policy, workers, branch } = setup(3, 7);
     const counts = new Map<string, number>();
     for (let i = 0; i < 6000; i++) {
-      const id = policy.select(workers, testSelectInfo())?.id ?? 'none';
+      const id = policy.select(candidateSet(workers), testSelectInfo())?.id ?? 'none';
       counts.set(id, (counts.get(id) ?? 0) + 1);
     }
     // Binomial(6000, 1/3): sd ≈ 36.5; 1700..2300 is over 8 sd each way.
@@ -122,9 +152,12 @@ void describe('ConsistentHashingPolicy', () => {
   void it('returns undefined with no eligible worker', async () => {
     const { policy, workers, branch } = setup(2);
     for (const w of workers) w.status = 'not_ready';
-    assert.equal(policy.select(workers, testSelectInfo({ routingKey: 'k' })), undefined);
-    assert.equal(policy.select(workers, testSelectInfo()), undefined);
-    assert.equal(policy.select([], testSelectInfo()), undefined);
+    assert.equal(
+      policy.select(candidateSet(workers), testSelectInfo({ routingKey: 'k' })),
+      undefined,
+    );
+    assert.equal(policy.select(candidateSet(workers), testSelectInfo()), undefined);
+    assert.equal(policy.select(candidateSet([]), testSelectInfo()), undefined);
     assert.equal(await branch('no_healthy_workers'), 3);
   });
 
@@ -132,8 +165,12 @@ void describe('ConsistentHashingPolicy', () => {
     const { policy, workers } = setup(5);
     const four = workers.slice(0, 4);
     const keys = Array.from({ length: 2000 }, (_, i) => `user-${i}`);
-    const before = keys.map((k) => policy.select(four, testSelectInfo({ routingKey: k })));
-    const after = keys.map((k) => policy.select(workers, testSelectInfo({ routingKey: k })));
+    const before = keys.map((k) =>
+      policy.select(candidateSet(four), testSelectInfo({ routingKey: k })),
+    );
+    const after = keys.map((k) =>
+      policy.select(candidateSet(workers), testSelectInfo({ routingKey: k })),
+    );
     const moved = keys.filter((_, i) => before[i] !== after[i]).length;
     assert.ok(moved < 0.35 * keys.length, `moved ${moved} of ${keys.length}`);
     assert.ok(keys.every((_, i) => before[i] === after[i] || after[i] === workers[4]));
@@ -144,7 +181,10 @@ void describe('ConsistentHashingPolicy', () => {
     const b = setup(4, 99);
     for (let i = 0; i < 50; i++) {
       const info = testSelectInfo({ routingKey: `k${i}` });
-      assert.equal(a.policy.select(a.workers, info)?.id, b.policy.select(b.workers, info)?.id);
+      assert.equal(
+        a.policy.select(candidateSet(a.workers), info)?.id,
+        b.policy.select(candidateSet(b.workers), info)?.id,
+      );
     }
   });
 });

@@ -10,6 +10,7 @@ import { seededRandom, type Random } from '../../../src/util/random.js';
 import type { Worker } from '../../../src/workers/worker.js';
 import { testWorker } from '../../helpers/workers.js';
 import { holdLoad, openCircuitWorker, snapshot } from './policy-fixtures.js';
+import { candidateSet } from '../../../src/workers/candidate-set.js';
 
 /** With next() = 0 the reservoir always replaces, so a tie goes to the last tied worker. */
 const lastOfTies: Random = { next: () => 0 };
@@ -66,7 +67,7 @@ void describe('LeastLoadPolicy', () => {
     const ws = workers('a', 'b', 'c');
     holdLoad(ws[0] as Worker, 2);
     holdLoad(ws[2] as Worker, 1);
-    assert.equal(policy().select(ws)?.id, 'b');
+    assert.equal(policy().select(candidateSet(ws))?.id, 'b');
   });
 
   void it('breaks ties uniformly at random', () => {
@@ -74,7 +75,7 @@ void describe('LeastLoadPolicy', () => {
     const ws = workers('a', 'b', 'c');
     const counts = new Map<string, number>();
     for (let i = 0; i < 6000; i++) {
-      const id = p.select(ws)?.id ?? 'none';
+      const id = p.select(candidateSet(ws))?.id ?? 'none';
       counts.set(id, (counts.get(id) ?? 0) + 1);
     }
     // Binomial(6000, 1/3): sd ≈ 36.5; the band is over 8 sd each way.
@@ -87,7 +88,7 @@ void describe('LeastLoadPolicy', () => {
     (ws[0] as Worker).loadSnapshot = snapshot(0, { waitingUncachedTokens: 4000 });
     (ws[1] as Worker).loadSnapshot = snapshot(0, { waitingUncachedTokens: 1000 });
     holdLoad(ws[1] as Worker, 50); // gateway in-flight is not part of a reporting worker's score
-    assert.equal(policy().select(ws)?.id, 'b');
+    assert.equal(policy().select(candidateSet(ws))?.id, 'b');
   });
 
   void it('credits the chosen worker until its next report, then resets', () => {
@@ -96,24 +97,24 @@ void describe('LeastLoadPolicy', () => {
     (a as Worker).loadSnapshot = snapshot(0);
     (b as Worker).loadSnapshot = snapshot(0);
     const ws = [a as Worker, b as Worker];
-    assert.equal(p.select(ws)?.id, 'b'); // tie → last
-    assert.equal(p.select(ws)?.id, 'a'); // b carries p̄ since its report
-    assert.equal(p.select(ws)?.id, 'b'); // tie again at p̄ each
-    assert.equal(p.select(ws)?.id, 'a');
+    assert.equal(p.select(candidateSet(ws))?.id, 'b'); // tie → last
+    assert.equal(p.select(candidateSet(ws))?.id, 'a'); // b carries p̄ since its report
+    assert.equal(p.select(candidateSet(ws))?.id, 'b'); // tie again at p̄ each
+    assert.equal(p.select(candidateSet(ws))?.id, 'a');
     // A fresh report for b clears its tally; a still carries 2·p̄ since its (older) report.
     (b as Worker).loadSnapshot = snapshot(10_000);
-    assert.equal(p.select(ws)?.id, 'b');
-    assert.equal(p.select(ws)?.id, 'b');
-    assert.equal(p.select(ws)?.id, 'b'); // b: 2·p̄ vs a: 2·p̄ → tie → last
+    assert.equal(p.select(candidateSet(ws))?.id, 'b');
+    assert.equal(p.select(candidateSet(ws))?.id, 'b');
+    assert.equal(p.select(candidateSet(ws))?.id, 'b'); // b: 2·p̄ vs a: 2·p̄ → tie → last
   });
 
   void it('scores a worker whose report was cleared (stale) by its in-flight load at the nominal rate', () => {
     const [a, b] = workers('a', 'b');
     (b as Worker).loadSnapshot = snapshot(0, { waitingUncachedTokens: 3000, genThroughput: 1000 }); // 3 s
     const leases = holdLoad(a as Worker, 2); // 2·1024/1000 = 2.048 s
-    assert.equal(policy().select([a as Worker, b as Worker])?.id, 'a');
+    assert.equal(policy().select(candidateSet([a as Worker, b as Worker]))?.id, 'a');
     holdLoad(a as Worker, 1); // 3.072 s: busy, not idle, just because it has no report
-    assert.equal(policy().select([a as Worker, b as Worker])?.id, 'b');
+    assert.equal(policy().select(candidateSet([a as Worker, b as Worker]))?.id, 'b');
     for (const l of leases) l.release();
   });
 
@@ -123,17 +124,17 @@ void describe('LeastLoadPolicy', () => {
     (a as Worker).loadSnapshot = snapshot(0, { waitingReqs: 2 });
     (b as Worker).loadSnapshot = snapshot(0, { waitingReqs: 1, waitingUncachedTokens: 99_000 });
     const ws = [a as Worker, b as Worker];
-    assert.equal(p.select(ws)?.id, 'b'); // a is capped despite its lower score
-    assert.equal(p.select(ws), undefined); // b: 1 waiting + 1 sent ≥ 2; everyone capped
+    assert.equal(p.select(candidateSet(ws))?.id, 'b'); // a is capped despite its lower score
+    assert.equal(p.select(candidateSet(ws)), undefined); // b: 1 waiting + 1 sent ≥ 2; everyone capped
     const c = testWorker('c'); // no report: never capped
-    assert.equal(p.select([...ws, c])?.id, 'c');
+    assert.equal(p.select(candidateSet([...ws, c]))?.id, 'c');
   });
 
   void it('chooses a lone available worker directly, unless the cap excludes it', () => {
     const [a] = workers('a');
     (a as Worker).loadSnapshot = snapshot(0, { waitingReqs: 5 });
-    assert.equal(policy().select([a as Worker])?.id, 'a');
-    assert.equal(policy({ maxWaitingRequests: 5 }).select([a as Worker]), undefined);
+    assert.equal(policy().select(candidateSet([a as Worker]))?.id, 'a');
+    assert.equal(policy({ maxWaitingRequests: 5 }).select(candidateSet([a as Worker])), undefined);
   });
 
   void it('only considers available workers', () => {
@@ -143,8 +144,8 @@ void describe('LeastLoadPolicy', () => {
       testWorker('ok'),
     ];
     holdLoad(ws[2] as Worker, 10);
-    assert.equal(policy().select(ws)?.id, 'ok');
-    assert.equal(policy().select(ws.slice(0, 2)), undefined);
+    assert.equal(policy().select(candidateSet(ws))?.id, 'ok');
+    assert.equal(policy().select(candidateSet(ws.slice(0, 2))), undefined);
   });
 
   void it('forgets a removed worker’s tally', () => {
@@ -152,9 +153,9 @@ void describe('LeastLoadPolicy', () => {
     const [a, b] = workers('a', 'b');
     (a as Worker).loadSnapshot = snapshot(0);
     (b as Worker).loadSnapshot = snapshot(0);
-    assert.equal(p.select([a as Worker, b as Worker])?.id, 'b');
+    assert.equal(p.select(candidateSet([a as Worker, b as Worker]))?.id, 'b');
     p.onWorkerRemoved(b as Worker);
     // Without the purge b would still carry p̄ and a would win outright.
-    assert.equal(p.select([a as Worker, b as Worker])?.id, 'b');
+    assert.equal(p.select(candidateSet([a as Worker, b as Worker]))?.id, 'b');
   });
 });

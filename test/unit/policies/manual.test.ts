@@ -5,6 +5,7 @@ import type { PolicyConfig } from '../../../src/policies/policy-config.js';
 import type { Worker } from '../../../src/workers/worker.js';
 import { testSelectInfo, testWorker } from '../../helpers/workers.js';
 import { holdLoad, metricValue, testDeps } from './policy-fixtures.js';
+import { candidateSet } from '../../../src/workers/candidate-set.js';
 
 function setup(config: Partial<PolicyConfig> = {}, n = 3, seed = 1) {
   const deps = testDeps({ evictionIntervalSecs: 0, ...config }, seed);
@@ -27,8 +28,9 @@ function tally(ids: (string | undefined)[]): Map<string, number> {
 void describe('ManualPolicy', () => {
   void it('pins a key to the worker it first got', async () => {
     const { policy, workers, branch } = setup();
-    const first = policy.select(workers, withKey('user-1'));
-    for (let i = 0; i < 20; i++) assert.equal(policy.select(workers, withKey('user-1')), first);
+    const first = policy.select(candidateSet(workers), withKey('user-1'));
+    for (let i = 0; i < 20; i++)
+      assert.equal(policy.select(candidateSet(workers), withKey('user-1')), first);
     assert.equal(await branch('vacant'), 1);
     assert.equal(await branch('occupied_hit'), 20);
   });
@@ -36,7 +38,10 @@ void describe('ManualPolicy', () => {
   void it('assigns new keys at random by default', () => {
     const { policy, workers } = setup({}, 3, 5);
     const got = tally(
-      Array.from({ length: 3000 }, (_, i) => policy.select(workers, withKey(`k${i}`))?.id),
+      Array.from(
+        { length: 3000 },
+        (_, i) => policy.select(candidateSet(workers), withKey(`k${i}`))?.id,
+      ),
     );
     // Binomial(3000, 1/3): sd ≈ 25.8; 800..1200 is over 7 sd each way.
     assert.equal(got.size, 3);
@@ -46,7 +51,10 @@ void describe('ManualPolicy', () => {
   void it('routes a request without a key by the mode and remembers nothing', async () => {
     const { policy, workers, branch } = setup({}, 3, 9);
     const got = tally(
-      Array.from({ length: 3000 }, () => policy.select(workers, testSelectInfo())?.id),
+      Array.from(
+        { length: 3000 },
+        () => policy.select(candidateSet(workers), testSelectInfo())?.id,
+      ),
     );
     for (const [id, n] of got) assert.ok(n > 800 && n < 1200, `${id}: ${n}`);
     assert.equal(await branch('no_routing_id'), 3000);
@@ -55,15 +63,16 @@ void describe('ManualPolicy', () => {
 
   void it('fails over when the pinned worker is unavailable, and keeps the new one', async () => {
     const { policy, workers, branch } = setup();
-    const home = policy.select(workers, withKey('s')) as Worker;
+    const home = policy.select(candidateSet(workers), withKey('s')) as Worker;
     home.status = 'not_ready';
-    const away = policy.select(workers, withKey('s'));
+    const away = policy.select(candidateSet(workers), withKey('s'));
     assert.ok(away && away !== home);
     assert.equal(await branch('occupied_miss'), 1);
-    for (let i = 0; i < 5; i++) assert.equal(policy.select(workers, withKey('s')), away);
+    for (let i = 0; i < 5; i++)
+      assert.equal(policy.select(candidateSet(workers), withKey('s')), away);
     // Candidates are tried oldest first, as SMG: the first worker takes the key back.
     home.status = 'ready';
-    assert.equal(policy.select(workers, withKey('s')), home);
+    assert.equal(policy.select(candidateSet(workers), withKey('s')), home);
   });
 
   void it('keeps at most two candidate workers per key', () => {
@@ -71,21 +80,25 @@ void describe('ManualPolicy', () => {
     const [a, b, c] = workers as [Worker, Worker, Worker];
     holdLoad(b, 1);
     holdLoad(c, 2);
-    assert.equal(policy.select(workers, withKey('s')), a);
+    assert.equal(policy.select(candidateSet(workers), withKey('s')), a);
     a.status = 'not_ready';
-    assert.equal(policy.select(workers, withKey('s')), b);
+    assert.equal(policy.select(candidateSet(workers), withKey('s')), b);
     b.status = 'not_ready';
-    assert.equal(policy.select(workers, withKey('s')), c);
+    assert.equal(policy.select(candidateSet(workers), withKey('s')), c);
     assert.deepEqual(policy.stickyMap.workersOf('s'), [b.key, c.key]);
     a.status = 'ready';
-    assert.equal(policy.select(workers, withKey('s')), c); // a was dropped from the key
+    assert.equal(policy.select(candidateSet(workers), withKey('s')), c); // a was dropped from the key
   });
 
   void it('never moves existing keys when workers are added', () => {
     const { policy, workers } = setup({}, 5);
     const three = workers.slice(0, 3);
-    const before = Array.from({ length: 200 }, (_, i) => policy.select(three, withKey(`k${i}`)));
-    const after = Array.from({ length: 200 }, (_, i) => policy.select(workers, withKey(`k${i}`)));
+    const before = Array.from({ length: 200 }, (_, i) =>
+      policy.select(candidateSet(three), withKey(`k${i}`)),
+    );
+    const after = Array.from({ length: 200 }, (_, i) =>
+      policy.select(candidateSet(workers), withKey(`k${i}`)),
+    );
     assert.deepEqual(after, before);
   });
 
@@ -94,20 +107,23 @@ void describe('ManualPolicy', () => {
     holdLoad(workers[0] as Worker, 2);
     holdLoad(workers[1] as Worker, 1);
     holdLoad(workers[2] as Worker, 3);
-    assert.equal(policy.select(workers, withKey('new'))?.id, 'w1');
+    assert.equal(policy.select(candidateSet(workers), withKey('new'))?.id, 'w1');
   });
 
   void it('delegate behaves as min_load inside the manual policy', () => {
     const { policy, workers } = setup({ assignmentMode: 'delegate' });
     holdLoad(workers[0] as Worker, 1);
     holdLoad(workers[2] as Worker, 1);
-    assert.equal(policy.select(workers, withKey('new'))?.id, 'w1');
+    assert.equal(policy.select(candidateSet(workers), withKey('new'))?.id, 'w1');
   });
 
   void it('min_group balances the number of keys per worker', async () => {
     const { policy, workers, deps } = setup({ assignmentMode: 'min_group' });
     const got = tally(
-      Array.from({ length: 30 }, (_, i) => policy.select(workers, withKey(`k${i}`))?.id),
+      Array.from(
+        { length: 30 },
+        (_, i) => policy.select(candidateSet(workers), withKey(`k${i}`))?.id,
+      ),
     );
     assert.deepEqual([...got.values()], [10, 10, 10]);
     for (const w of workers)
@@ -117,9 +133,9 @@ void describe('ManualPolicy', () => {
 
   void it('keeps prefill and decode keys apart', () => {
     const { policy, workers } = setup();
-    policy.select(workers, withKey('conv', 'prefill'));
-    policy.select(workers, withKey('conv', 'decode'));
-    policy.select(workers, withKey('conv'));
+    policy.select(candidateSet(workers), withKey('conv', 'prefill'));
+    policy.select(candidateSet(workers), withKey('conv', 'decode'));
+    policy.select(candidateSet(workers), withKey('conv'));
     assert.ok(policy.stickyMap.workersOf('prefill:conv'));
     assert.ok(policy.stickyMap.workersOf('decode:conv'));
     assert.ok(policy.stickyMap.workersOf('conv'));
@@ -128,9 +144,9 @@ void describe('ManualPolicy', () => {
 
   void it('sweeps keys idle for at least maxIdleSecs', async () => {
     const { policy, workers, deps, branch } = setup({ maxIdleSecs: 100 });
-    policy.select(workers, withKey('old')); // t=0
+    policy.select(candidateSet(workers), withKey('old')); // t=0
     deps.clock.set(60_000);
-    policy.select(workers, withKey('young')); // t=60 s
+    policy.select(candidateSet(workers), withKey('young')); // t=60 s
     deps.clock.set(99_999);
     assert.equal(policy.stickyMap.sweep(), 0);
     deps.clock.set(100_000); // 'old' idle exactly 100 s: gone; 'young' 40 s: kept
@@ -138,16 +154,16 @@ void describe('ManualPolicy', () => {
     assert.equal(policy.stickyMap.workersOf('old'), undefined);
     assert.ok(policy.stickyMap.workersOf('young'));
     assert.equal(await metricValue(deps.metrics.manualCacheEntries), 1);
-    policy.select(workers, withKey('old'));
+    policy.select(candidateSet(workers), withKey('old'));
     assert.equal(await branch('vacant'), 3);
   });
 
   void it('refreshes a key on use, so an active key is never swept', () => {
     const { policy, workers, deps } = setup({ maxIdleSecs: 100 });
-    policy.select(workers, withKey('busy'));
+    policy.select(candidateSet(workers), withKey('busy'));
     for (let t = 50_000; t <= 500_000; t += 50_000) {
       deps.clock.set(t);
-      policy.select(workers, withKey('busy'));
+      policy.select(candidateSet(workers), withKey('busy'));
       policy.stickyMap.sweep();
     }
     assert.ok(policy.stickyMap.workersOf('busy'));
@@ -156,7 +172,7 @@ void describe('ManualPolicy', () => {
   void it('runs the sweep on its timer every evictionIntervalSecs', (t) => {
     t.mock.timers.enable({ apis: ['setInterval'] });
     const { policy, workers, deps } = setup({ maxIdleSecs: 60, evictionIntervalSecs: 120 });
-    policy.select(workers, withKey('k'));
+    policy.select(candidateSet(workers), withKey('k'));
     deps.clock.set(120_000);
     t.mock.timers.tick(120_000);
     assert.equal(policy.stickyMap.size, 0);
@@ -165,10 +181,10 @@ void describe('ManualPolicy', () => {
 
   void it('unpins a removed worker so its keys re-assign', async () => {
     const { policy, workers, branch } = setup();
-    const home = policy.select(workers, withKey('s')) as Worker;
+    const home = policy.select(candidateSet(workers), withKey('s')) as Worker;
     policy.onWorkerRemoved(home);
     const rest = workers.filter((w) => w !== home);
-    const next = policy.select(rest, withKey('s'));
+    const next = policy.select(candidateSet(rest), withKey('s'));
     assert.ok(next && next !== home);
     assert.equal(await branch('occupied_miss'), 1);
     assert.deepEqual(policy.stickyMap.workersOf('s'), [next.key]);
@@ -177,13 +193,13 @@ void describe('ManualPolicy', () => {
   void it('returns undefined when no worker is available', async () => {
     const { policy, workers, branch } = setup();
     for (const w of workers) w.status = 'draining';
-    assert.equal(policy.select(workers, withKey('s')), undefined);
+    assert.equal(policy.select(candidateSet(workers), withKey('s')), undefined);
     assert.equal(await branch('no_healthy_workers'), 1);
   });
 
   void it('returns the gauges to zero on close', async () => {
     const { policy, workers, deps } = setup();
-    for (let i = 0; i < 5; i++) policy.select(workers, withKey(`k${i}`));
+    for (let i = 0; i < 5; i++) policy.select(candidateSet(workers), withKey(`k${i}`));
     policy.close();
     assert.equal(await metricValue(deps.metrics.manualCacheEntries), 0);
     for (const w of workers)

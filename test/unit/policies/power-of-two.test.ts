@@ -5,11 +5,12 @@ import { seededRandom } from '../../../src/util/random.js';
 import type { Worker } from '../../../src/workers/worker.js';
 import { testWorker } from '../../helpers/workers.js';
 import { holdLoad, openCircuitWorker, snapshot } from './policy-fixtures.js';
+import { candidateSet } from '../../../src/workers/candidate-set.js';
 
 function counts(policy: PowerOfTwoPolicy, ws: readonly Worker[], n: number): Map<string, number> {
   const out = new Map<string, number>();
   for (let i = 0; i < n; i++) {
-    const id = policy.select(ws)?.id ?? 'none';
+    const id = policy.select(candidateSet(ws))?.id ?? 'none';
     out.set(id, (out.get(id) ?? 0) + 1);
   }
   return out;
@@ -18,8 +19,8 @@ function counts(policy: PowerOfTwoPolicy, ws: readonly Worker[], n: number): Map
 void describe('PowerOfTwoPolicy', () => {
   void it('returns the only available worker, or none', () => {
     const p = new PowerOfTwoPolicy(seededRandom(1));
-    assert.equal(p.select([testWorker('a'), openCircuitWorker('b')])?.id, 'a');
-    assert.equal(p.select([openCircuitWorker('b')]), undefined);
+    assert.equal(p.select(candidateSet([testWorker('a'), openCircuitWorker('b')]))?.id, 'a');
+    assert.equal(p.select(candidateSet([openCircuitWorker('b')])), undefined);
   });
 
   void it('always compares two distinct workers', () => {
@@ -60,14 +61,14 @@ void describe('PowerOfTwoPolicy', () => {
     // a: 1 waiting × p̄ 1024 / 2000 = 0.512 s; b: 1000 uncached / 2000 = 0.5 s.
     (ws[0] as Worker).loadSnapshot = snapshot(0, { waitingReqs: 1 });
     (ws[1] as Worker).loadSnapshot = snapshot(0, { waitingUncachedTokens: 1000 });
-    assert.equal(new PowerOfTwoPolicy(seededRandom(1)).select(ws)?.id, 'b');
+    assert.equal(new PowerOfTwoPolicy(seededRandom(1)).select(candidateSet(ws))?.id, 'b');
   });
 
   void it('credits the winner so a burst between reports alternates', () => {
     const ws = [testWorker('a'), testWorker('b')];
     for (const w of ws) w.loadSnapshot = snapshot(0);
     const p = new PowerOfTwoPolicy(seededRandom(4));
-    const picks = Array.from({ length: 6 }, () => p.select(ws)?.id);
+    const picks = Array.from({ length: 6 }, () => p.select(candidateSet(ws))?.id);
     for (let i = 1; i < picks.length; i += 2) assert.notEqual(picks[i], picks[i - 1]);
   });
 });

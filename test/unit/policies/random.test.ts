@@ -5,6 +5,7 @@ import type { Random } from '../../../src/util/random.js';
 import { randomIndex, seededRandom } from '../../../src/util/random.js';
 import type { Worker } from '../../../src/workers/worker.js';
 import { testWorker } from '../../helpers/workers.js';
+import { candidateSet } from '../../../src/workers/candidate-set.js';
 
 function worker(id: string): Worker {
   return testWorker(id);
@@ -14,7 +15,7 @@ const workers = [worker('a'), worker('b'), worker('c')];
 
 function sequence(seed: number, n: number): (string | undefined)[] {
   const policy = new RandomPolicy(seededRandom(seed));
-  return Array.from({ length: n }, () => policy.select(workers)?.id);
+  return Array.from({ length: n }, () => policy.select(candidateSet(workers))?.id);
 }
 
 void describe('RandomPolicy', () => {
@@ -46,13 +47,13 @@ void describe('RandomPolicy', () => {
 
   void it('maps the random draw to an index: low draws pick the first worker, high draws the last', () => {
     const fixed = (v: number): Random => ({ next: () => v });
-    assert.equal(new RandomPolicy(fixed(0)).select(workers)?.id, 'a');
-    assert.equal(new RandomPolicy(fixed(0.34)).select(workers)?.id, 'b');
-    assert.equal(new RandomPolicy(fixed(0.999999)).select(workers)?.id, 'c');
+    assert.equal(new RandomPolicy(fixed(0)).select(candidateSet(workers))?.id, 'a');
+    assert.equal(new RandomPolicy(fixed(0.34)).select(candidateSet(workers))?.id, 'b');
+    assert.equal(new RandomPolicy(fixed(0.999999)).select(candidateSet(workers))?.id, 'c');
   });
 
   void it('returns undefined for an empty list', () => {
-    assert.equal(new RandomPolicy(seededRandom(1)).select([]), undefined);
+    assert.equal(new RandomPolicy(seededRandom(1)).select(candidateSet([])), undefined);
   });
 });
 

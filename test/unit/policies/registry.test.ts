@@ -5,6 +5,7 @@ import { createPolicy } from '../../../src/policies/registry.js';
 import { StickyOverridePolicy } from '../../../src/policies/sticky-override.js';
 import { testSelectInfo, testWorker } from '../../helpers/workers.js';
 import { testDeps } from './policy-fixtures.js';
+import { candidateSet } from '../../../src/workers/candidate-set.js';
 
 void describe('createPolicy', () => {
   for (const name of POLICY_NAMES) {
@@ -13,10 +14,13 @@ void describe('createPolicy', () => {
       try {
         assert.equal(policy.name, name);
         const workers = [testWorker('a'), testWorker('b')];
-        const chosen = policy.select(workers, testSelectInfo({ text: 'hello', routingKey: 'k' }));
+        const chosen = policy.select(
+          candidateSet(workers),
+          testSelectInfo({ text: 'hello', routingKey: 'k' }),
+        );
         assert.ok(chosen && workers.includes(chosen));
         assert.equal(
-          policy.select([testWorker('x', { status: 'not_ready' })], testSelectInfo()),
+          policy.select(candidateSet([testWorker('x', { status: 'not_ready' })]), testSelectInfo()),
           undefined,
         );
       } finally {

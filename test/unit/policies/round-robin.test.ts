@@ -4,6 +4,7 @@ import type { Policy, SelectInfo } from '../../../src/policies/policy.js';
 import { RoundRobinPolicy } from '../../../src/policies/round-robin.js';
 import type { Worker } from '../../../src/workers/worker.js';
 import { testSelectInfo, testWorker } from '../../helpers/workers.js';
+import { candidateSet } from '../../../src/workers/candidate-set.js';
 
 function worker(id: string): Worker {
   return testWorker(id);
@@ -16,7 +17,7 @@ function picks(
   workers: readonly Worker[],
   n: number,
 ): (string | undefined)[] {
-  return Array.from({ length: n }, () => policy.select(workers)?.id);
+  return Array.from({ length: n }, () => policy.select(candidateSet(workers))?.id);
 }
 
 void describe('RoundRobinPolicy', () => {
@@ -35,8 +36,11 @@ void describe('RoundRobinPolicy', () => {
 
   void it('ignores the select info', () => {
     const policy: Policy = new RoundRobinPolicy();
-    assert.equal(policy.select([a, b], info)?.id, 'a');
-    assert.equal(policy.select([a, b], { ...info, model: 'other', leg: 'decode' })?.id, 'b');
+    assert.equal(policy.select(candidateSet([a, b]), info)?.id, 'a');
+    assert.equal(
+      policy.select(candidateSet([a, b]), { ...info, model: 'other', leg: 'decode' })?.id,
+      'b',
+    );
   });
 
   void it('takes the modulus over the list it is given now', () => {
@@ -56,17 +60,17 @@ void describe('RoundRobinPolicy', () => {
 
   void it('returns undefined for an empty list without advancing', () => {
     const policy = new RoundRobinPolicy();
-    assert.equal(policy.select([]), undefined);
-    assert.equal(policy.select([a, b, c])?.id, 'a');
-    assert.equal(policy.select([]), undefined);
-    assert.equal(policy.select([a, b, c])?.id, 'b');
+    assert.equal(policy.select(candidateSet([])), undefined);
+    assert.equal(policy.select(candidateSet([a, b, c]))?.id, 'a');
+    assert.equal(policy.select(candidateSet([])), undefined);
+    assert.equal(policy.select(candidateSet([a, b, c]))?.id, 'b');
   });
 
   void it('keeps one counter per instance', () => {
     const p1 = new RoundRobinPolicy();
     const p2 = new RoundRobinPolicy();
-    p1.select([a, b, c]);
-    assert.equal(p2.select([a, b, c])?.id, 'a');
-    assert.equal(p1.select([a, b, c])?.id, 'b');
+    p1.select(candidateSet([a, b, c]));
+    assert.equal(p2.select(candidateSet([a, b, c]))?.id, 'a');
+    assert.equal(p1.select(candidateSet([a, b, c]))?.id, 'b');
   });
 });

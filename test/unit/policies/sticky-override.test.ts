@@ -7,6 +7,7 @@ import { stickyKeyFromRid, StickyOverridePolicy } from '../../../src/policies/st
 import type { Worker } from '../../../src/workers/worker.js';
 import { testSelectInfo, testWorker } from '../../helpers/workers.js';
 import { metricValue, testDeps } from './policy-fixtures.js';
+import { candidateSet, type CandidateSet } from '../../../src/workers/candidate-set.js';
 
 /** An inner policy that round-robins and records what it was asked. */
 class RecordingPolicy implements Policy {
@@ -17,7 +18,7 @@ class RecordingPolicy implements Policy {
   closed = false;
   answer: 'pick' | 'none' = 'pick';
 
-  select(candidates: readonly Worker[], _info: SelectInfo): Worker | undefined {
+  select(candidates: CandidateSet, _info: SelectInfo): Worker | undefined {
     this.calls++;
     return this.answer === 'none' ? undefined : this.inner.select(candidates);
   }
@@ -57,10 +58,10 @@ void describe('stickyKeyFromRid', () => {
 void describe('StickyOverridePolicy', () => {
   void it('routes a new conversation through the wrapped policy, then pins every turn and retry', async () => {
     const { policy, inner, workers, source, branch } = setup();
-    const first = policy.select(workers, testSelectInfo({ rid: 'conv_t1' }));
+    const first = policy.select(candidateSet(workers), testSelectInfo({ rid: 'conv_t1' }));
     assert.equal(first?.id, 'w0');
     for (const rid of ['conv_t2', 'conv_t2_r1', 'conv_t3', 'conv'])
-      assert.equal(policy.select(workers, testSelectInfo({ rid })), first);
+      assert.equal(policy.select(candidateSet(workers), testSelectInfo({ rid })), first);
     assert.equal(inner.calls, 1); // round_robin alone would have rotated
     assert.equal(await source('rid'), 5);
     assert.equal(await branch('vacant'), 1);
@@ -69,22 +70,28 @@ void describe('StickyOverridePolicy', () => {
 
   void it('uses the body rid ahead of the header routing key', () => {
     const { policy, workers } = setup();
-    policy.select(workers, testSelectInfo({ rid: 'r_t1', routingKey: 'h' }));
+    policy.select(candidateSet(workers), testSelectInfo({ rid: 'r_t1', routingKey: 'h' }));
     assert.ok(policy.stickyMap.workersOf('r'));
     assert.equal(policy.stickyMap.workersOf('h'), undefined);
   });
 
   void it('falls back to the header routing key', async () => {
     const { policy, inner, workers, source } = setup();
-    const first = policy.select(workers, testSelectInfo({ routingKey: 'session-7' }));
-    assert.equal(policy.select(workers, testSelectInfo({ routingKey: 'session-7' })), first);
+    const first = policy.select(candidateSet(workers), testSelectInfo({ routingKey: 'session-7' }));
+    assert.equal(
+      policy.select(candidateSet(workers), testSelectInfo({ routingKey: 'session-7' })),
+      first,
+    );
     assert.equal(inner.calls, 1);
     assert.equal(await source('header'), 2);
   });
 
   void it('passes a request without any key straight to the wrapped policy', async () => {
     const { policy, inner, workers, source, branch } = setup();
-    const ids = Array.from({ length: 4 }, () => policy.select(workers, testSelectInfo())?.id);
+    const ids = Array.from(
+      { length: 4 },
+      () => policy.select(candidateSet(workers), testSelectInfo())?.id,
+    );
     assert.deepEqual(ids, ['w0', 'w1', 'w2', 'w0']);
     assert.equal(inner.calls, 4);
     assert.equal(policy.stickyMap.size, 0);
@@ -94,9 +101,9 @@ void describe('StickyOverridePolicy', () => {
 
   void it('re-asks the wrapped policy when the pinned worker is unavailable, and pins the answer', () => {
     const { policy, inner, workers } = setup();
-    const home = policy.select(workers, testSelectInfo({ rid: 'c_t1' })) as Worker;
+    const home = policy.select(candidateSet(workers), testSelectInfo({ rid: 'c_t1' })) as Worker;
     home.overloaded = true;
-    const away = policy.select(workers, testSelectInfo({ rid: 'c_t2' }));
+    const away = policy.select(candidateSet(workers), testSelectInfo({ rid: 'c_t2' }));
     assert.ok(away && away !== home);
     assert.equal(inner.calls, 2);
     assert.deepEqual(policy.stickyMap.workersOf('c'), [home.key, away.key]);
@@ -105,7 +112,7 @@ void describe('StickyOverridePolicy', () => {
   void it('pins nothing when the wrapped policy finds no worker', () => {
     const { policy, inner, workers } = setup();
     inner.answer = 'none';
-    assert.equal(policy.select(workers, testSelectInfo({ rid: 'c' })), undefined);
+    assert.equal(policy.select(candidateSet(workers), testSelectInfo({ rid: 'c' })), undefined);
     assert.equal(policy.stickyMap.size, 0);
   });
 
@@ -113,7 +120,7 @@ void describe('StickyOverridePolicy', () => {
     const { policy, inner, workers } = setup({ assignmentMode: 'min_group' });
     const ids = Array.from(
       { length: 9 },
-      (_, i) => policy.select(workers, testSelectInfo({ rid: `c${i}` }))?.id,
+      (_, i) => policy.select(candidateSet(workers), testSelectInfo({ rid: `c${i}` }))?.id,
     );
     assert.equal(inner.calls, 0);
     assert.deepEqual(ids.sort(), ['w0', 'w0', 'w0', 'w1', 'w1', 'w1', 'w2', 'w2', 'w2']);
@@ -121,8 +128,8 @@ void describe('StickyOverridePolicy', () => {
 
   void it('namespaces keys by PD leg', () => {
     const { policy, workers } = setup();
-    policy.select(workers, testSelectInfo({ rid: 'c', leg: 'prefill' }));
-    policy.select(workers, testSelectInfo({ rid: 'c', leg: 'decode' }));
+    policy.select(candidateSet(workers), testSelectInfo({ rid: 'c', leg: 'prefill' }));
+    policy.select(candidateSet(workers), testSelectInfo({ rid: 'c', leg: 'decode' }));
     assert.ok(policy.stickyMap.workersOf('prefill:c'));
     assert.ok(policy.stickyMap.workersOf('decode:c'));
   });
@@ -130,7 +137,7 @@ void describe('StickyOverridePolicy', () => {
   void it('keeps the wrapped policy’s name and forwards removal and close', () => {
     const { policy, inner, workers } = setup();
     assert.equal(policy.name, 'round_robin');
-    policy.select(workers, testSelectInfo({ rid: 'c' }));
+    policy.select(candidateSet(workers), testSelectInfo({ rid: 'c' }));
     policy.onWorkerRemoved(workers[0] as Worker);
     assert.deepEqual(inner.removed, ['w0']);
     assert.deepEqual(policy.stickyMap.workersOf('c'), []);
