@@ -18,6 +18,7 @@
  * scored as one without a report. The since-poll tally is reset whenever the snapshot's
  * `receivedAt` changes (a fresh report already reflects everything sent before it).
  */
+import type { CandidateSet } from '../workers/candidate-set.js';
 import type { Worker } from '../workers/worker.js';
 import { sumWaitingReqs } from '../workers/load-snapshot.js';
 
@@ -40,11 +41,17 @@ export const DEFAULT_LEAST_LOAD_PARAMS: LeastLoadParams = {
   maxWaitingRequests: 0,
 };
 
-/** What the whole candidate set reports, computed once per selection. */
+/** What the whole candidate set reports. */
 export interface FleetView {
   readonly hasLoads: boolean;
   readonly nominalThroughput: number;
 }
+
+/**
+ * The view to pass when every worker being scored has an engine report: `score` reads the
+ * fleet view only for a worker without one, so the real view need not be computed.
+ */
+export const ALL_REPORTING: FleetView = { hasLoads: true, nominalThroughput: Number.NaN };
 
 interface SincePoll {
   /** `receivedAt` of the snapshot this tally counts from; NaN when there was none. */
@@ -58,8 +65,30 @@ const MAX_USAGE = 0.999;
 export class LeastLoadScorer {
   /** Keyed by worker object (identity lookups are cheaper than string keys on this hot path). */
   readonly #sincePoll = new WeakMap<Worker, SincePoll>();
+  #fleetOf: readonly Worker[] | undefined;
+  #fleetVersion = 0;
+  #fleetView: FleetView | undefined;
 
   constructor(readonly params: LeastLoadParams) {}
+
+  /**
+   * `fleet(candidates.available)`, computed again only when the available list or some engine
+   * report changed since the last call (O(n) then, O(1) otherwise).
+   */
+  fleetOf(candidates: CandidateSet): FleetView {
+    const available = candidates.available;
+    const version = candidates.reportVersion;
+    if (
+      this.#fleetView === undefined ||
+      this.#fleetOf !== available ||
+      this.#fleetVersion !== version
+    ) {
+      this.#fleetView = this.fleet(available);
+      this.#fleetOf = available;
+      this.#fleetVersion = version;
+    }
+    return this.#fleetView;
+  }
 
   fleet(workers: readonly Worker[]): FleetView {
     let hasLoads = false;

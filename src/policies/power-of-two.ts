@@ -5,11 +5,14 @@
  * p̄ 1024, throughput 2000, no waiting cap): SMG does not pass the `--least-load-*` knobs here.
  * The winner's since-poll tally is credited as in least_load, so a burst between two load
  * reports does not keep picking the same worker of a pair.
+ *
+ * O(1): two picks from the registry's available list. The fleet view (needed only to score a
+ * worker without an engine report) is cached until the available list or a report changes.
  */
 import { randomIndex, type Random } from '../util/random.js';
 import type { CandidateSet } from '../workers/candidate-set.js';
 import type { Worker } from '../workers/worker.js';
-import { DEFAULT_LEAST_LOAD_PARAMS, LeastLoadScorer } from './least-load-scorer.js';
+import { ALL_REPORTING, DEFAULT_LEAST_LOAD_PARAMS, LeastLoadScorer } from './least-load-scorer.js';
 import type { Policy } from './policy.js';
 
 export class PowerOfTwoPolicy implements Policy {
@@ -28,7 +31,10 @@ export class PowerOfTwoPolicy implements Policy {
     const i2 = (i1 + 1 + randomIndex(this.random, n - 1)) % n;
     const a = available[i1] as Worker;
     const b = available[i2] as Worker;
-    const fleet = this.#scorer.fleet(available);
+    const fleet =
+      a.loadSnapshot === undefined || b.loadSnapshot === undefined
+        ? this.#scorer.fleetOf(candidates)
+        : ALL_REPORTING;
     const sa = this.#scorer.score(a, fleet);
     const sb = this.#scorer.score(b, fleet);
     const chosen = sa < sb ? a : sb < sa ? b : this.random.next() < 0.5 ? a : b;
