@@ -4,7 +4,8 @@
  * where, unless that would pile load onto one worker.
  *
  * Per request, over the available workers (ready, circuit allows, not overloaded):
- *  1. gather the mean in-flight load and the min-load worker, keyed `(load, processed, index)`;
+ *  1. read the mean in-flight load and the min-load worker, keyed `(load, processed, index)`,
+ *     from the candidate set, which keeps both as leases come and go (available-load.ts);
  *  2. KV gate: with engine reports, if the hottest KV usage > `overloadTokenUsageThreshold` or
  *     the spread > `balanceTokenUsageThreshold`, take the min-load worker (both default to 1.0,
  *     which is off) and still record the prompt under it;
@@ -16,6 +17,11 @@
  *  4. insert the prompt under the chosen worker, in the same descent as the match.
  * When the match is a hit but no tenant is available, nothing is inserted and the first
  * available worker is taken, as SMG.
+ *
+ * Cost: O(prompt) for the tree, plus the matched node's tenants on a hit (each is looked up by
+ * key), never a pass over every worker. The KV gate is off while both thresholds are >= 1.0
+ * (usage is a fraction, config/policy-bounds.ts); when on, its usage range is computed again
+ * only after the available list or some engine report changed.
  *
  * Tokens: when `x-smg-routing-tokens` is given, a second tree keyed by token ids is used (SMG's
  * TokenTree). Each id is stored as two UTF-16 units (high, low 16 bits), so the same character
@@ -53,8 +59,14 @@ export class CacheAwarePolicy implements Policy {
   #timer: NodeJS.Timeout | undefined;
   /** Last values set on the chars, string-tenants and token-tenants gauges. */
   readonly #published = [-1, -1, -1];
+  /** False while both KV thresholds are >= 1.0: usage is a fraction, so the gate cannot fire. */
+  readonly #kvGate: boolean;
+  /** The KV gate's last answer, for this available list and report version. */
+  #kvOf: readonly Worker[] | undefined;
+  #kvVersion = 0;
+  #kvPressed = false;
   // Per-selection state read by #choose, so the tree's chooser is one long-lived function.
-  #eligible: readonly Worker[] = [];
+  #candidates: CandidateSet | undefined;
   #minLoad: Worker | undefined;
   #avgLoad = 0;
   #inputItems = 0;
@@ -63,6 +75,8 @@ export class CacheAwarePolicy implements Policy {
 
   constructor(model: string, deps: CacheAwareDeps) {
     this.#config = deps.config;
+    this.#kvGate =
+      deps.config.overloadTokenUsageThreshold < 1 || deps.config.balanceTokenUsageThreshold < 1;
     this.#random = deps.random;
     this.#strings = new RadixTree(deps.clock);
     this.#tokens = new RadixTree(deps.clock);
@@ -84,41 +98,30 @@ export class CacheAwarePolicy implements Policy {
   }
 
   select(candidates: CandidateSet, info: SelectInfo): Worker | undefined {
-    const eligible = candidates.available;
-    if (eligible.length === 0) return undefined;
-
-    let total = 0;
-    let minLoad = eligible[0] as Worker;
-    for (const w of eligible) {
-      total += w.load;
-      // Strict comparisons keep the earliest index on a full tie: key (load, processed, index).
-      if (
-        w.load < minLoad.load ||
-        (w.load === minLoad.load && w.processedRequests < minLoad.processedRequests)
-      )
-        minLoad = w;
-    }
+    const available = candidates.available;
+    if (available.length === 0) return undefined;
+    const minLoad = candidates.leastLoaded() as Worker;
 
     const tokens = info.tokens;
     const useTokens = tokens !== undefined && tokens.length > 0;
     const tree = useTokens ? this.#tokens : this.#strings;
     const key = useTokens ? encodeTokens(tokens) : info.text;
 
-    if (this.#kvPressure(eligible)) {
+    if (this.#kvGate && this.#kvPressure(candidates)) {
       tree.insert(key, minLoad.key);
       this.#publish();
       return minLoad;
     }
 
-    this.#eligible = eligible;
+    this.#candidates = candidates;
     this.#minLoad = minLoad;
-    this.#avgLoad = total / eligible.length;
+    this.#avgLoad = candidates.availableLoad() / available.length;
     this.#unitsPerItem = useTokens ? 2 : 1;
     this.#inputItems = useTokens ? tokens.length : key.length;
     this.#chosen = undefined;
     tree.matchAndInsert(key, this.#choose);
-    const chosen = this.#chosen ?? eligible[0];
-    this.#eligible = [];
+    const chosen = this.#chosen ?? available[0];
+    this.#candidates = undefined;
     this.#minLoad = undefined;
     this.#chosen = undefined;
     this.#publish();
@@ -156,21 +159,26 @@ export class CacheAwarePolicy implements Policy {
     return this.#tokens;
   }
 
-  /** SMG's KV imbalance gate over the workers that have an engine report. */
-  #kvPressure(eligible: readonly Worker[]): boolean {
+  /** SMG's KV imbalance gate over the available workers that have an engine report. */
+  #kvPressure(candidates: CandidateSet): boolean {
+    const available = candidates.available;
+    const version = candidates.reportVersion;
+    if (this.#kvOf === available && this.#kvVersion === version) return this.#kvPressed;
     let max = -Infinity;
     let min = Infinity;
-    for (const w of eligible) {
+    for (const w of available) {
       if (w.loadSnapshot === undefined) continue;
       const usage = meanTokenUsage(w.loadSnapshot);
       if (usage > max) max = usage;
       if (usage < min) min = usage;
     }
-    if (max === -Infinity) return false;
-    return (
-      max > this.#config.overloadTokenUsageThreshold ||
-      max - min > this.#config.balanceTokenUsageThreshold
-    );
+    this.#kvOf = available;
+    this.#kvVersion = version;
+    this.#kvPressed =
+      max !== -Infinity &&
+      (max > this.#config.overloadTokenUsageThreshold ||
+        max - min > this.#config.balanceTokenUsageThreshold);
+    return this.#kvPressed;
   }
 
   /** The tree's chooser: decides the worker from the match, returns the tenant to insert. */
@@ -185,10 +193,12 @@ export class CacheAwarePolicy implements Policy {
       this.#chosen = minLoad;
       return minLoad.key;
     }
+    const candidates = this.#candidates as CandidateSet;
     let best: Worker | undefined;
     let ties = 0;
-    for (const w of this.#eligible) {
-      if (!tenants.has(w.key)) continue;
+    for (const tenant of tenants.keys()) {
+      const w = candidates.byKey(tenant);
+      if (w === undefined || !w.isAvailable()) continue;
       if (best === undefined || w.load < best.load) {
         best = w;
         ties = 1;
