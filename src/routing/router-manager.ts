@@ -46,7 +46,7 @@ export interface RouterChoiceHooks {
 }
 
 /** The registry surface the manager reads. */
-export type ManagerRegistry = Pick<WorkerRegistry, 'forModel' | 'models' | 'all'>;
+export type ManagerRegistry = Pick<WorkerRegistry, 'candidates' | 'models' | 'all'>;
 
 export interface RouterManagerOptions {
   registry: ManagerRegistry;
@@ -165,15 +165,17 @@ export class RouterManager implements Router {
     return router.supports ? router.supports(endpoint) : defaultSupports(type, endpoint);
   }
 
-  /** Registered and available workers of the model by type (model `unknown`: all workers). */
+  /**
+   * Registered and available workers of the model by type (model `unknown`: all workers), read
+   * from the registry's maintained candidate sets: O(1) per request, whatever the fleet size.
+   */
   #count(model: string): { registered: PoolCounts; available: PoolCounts } {
     const registered = emptyCounts();
     const available = emptyCounts();
     for (const type of WORKER_TYPES) {
-      for (const worker of this.#registry.forModel(model, type)) {
-        registered[type] += 1;
-        if (worker.isAvailable()) available[type] += 1;
-      }
+      const candidates = this.#registry.candidates(model, type);
+      registered[type] = candidates.all.length;
+      available[type] = candidates.available.length;
     }
     return { registered, available };
   }
