@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { CandidateIndex } from './candidate-index.js';
 import type { CandidateSet } from './candidate-set.js';
+import { RegistryCensus } from './registry-census.js';
 import {
   OTHER_MODEL_LABEL,
   UNKNOWN_MODEL_ID,
@@ -27,21 +28,21 @@ export interface RegistryEvents {
 
 export class WorkerRegistry extends EventEmitter<RegistryEvents> {
   readonly #byId = new Map<string, Worker>();
-  /** Primary model ids of registered workers, rebuilt on membership change, read per request. */
-  readonly #modelIds = new Set<string>();
-  /** Every model id some worker announces (cards and `model_id` labels), for metric labels. */
-  readonly #announced = new Set<string>();
+  /** Model ids and pool sizes of the registered workers, counted on add and remove. */
+  readonly #census: RegistryCensus;
   /** Ids are reserved per URL so a worker keeps its id across re-registration (SMG behaviour). */
   readonly #idByUrl = new Map<string, string>();
-  readonly #candidates = new CandidateIndex(this.#byId, this.#announced);
+  readonly #candidates: CandidateIndex;
   readonly #onRoutingChange: RoutingListener = (worker, change) => {
     // A new `model_id` changes which models are announced before it changes any candidate set.
-    if (change === 'model') this.#refreshPoolSize();
+    if (change === 'model') this.#census.recount(worker);
     this.#candidates.workerChanged(worker, change);
   };
 
   constructor(private readonly metrics: GatewayMetrics) {
     super();
+    this.#census = new RegistryCensus(metrics.workerPoolSize);
+    this.#candidates = new CandidateIndex(this.#byId, this.#census.announced);
   }
 
   /** Returns the id reserved for this URL, minting one on first sight. */
@@ -113,8 +114,11 @@ export class WorkerRegistry extends EventEmitter<RegistryEvents> {
     this.#watchLoad(worker);
     worker.onRoutingChange(this.#onRoutingChange);
     this.metrics.workerHealth.set({ worker: worker.key }, worker.isHealthy ? 1 : 0);
-    this.#refreshPoolSize();
-    if (previous && previous !== worker) this.#unwatch(previous);
+    if (previous && previous !== worker) {
+      this.#census.remove(previous);
+      this.#unwatch(previous);
+    }
+    this.#census.add(worker);
     this.#candidates.added(worker);
     this.#candidates.membersChanged(worker.type);
     if (previous && previous.type !== worker.type) this.#candidates.membersChanged(previous.type);
@@ -132,7 +136,7 @@ export class WorkerRegistry extends EventEmitter<RegistryEvents> {
     // The URL keeps its reserved id, so a worker re-added later is the same resource.
     // Requests still in flight keep their lease; they release into the detached worker object.
     this.#unwatch(worker);
-    this.#refreshPoolSize();
+    this.#census.remove(worker);
     this.#candidates.membersChanged(worker.type);
     // Listeners (policies, admission) clean up first; the per-worker series go last, so nothing
     // writes a removed worker's series back into existence.
@@ -178,7 +182,7 @@ export class WorkerRegistry extends EventEmitter<RegistryEvents> {
 
   /** Whether some registered worker's primary model id is `model` (kept on add/remove). */
   hasModelId(model: string): boolean {
-    return this.#modelIds.has(model);
+    return this.#census.hasModelId(model);
   }
 
   /**
@@ -187,26 +191,8 @@ export class WorkerRegistry extends EventEmitter<RegistryEvents> {
    * choose model names freely, and each distinct label value is a new set of series on /metrics.
    */
   modelLabel(model: string): string {
-    return model === UNKNOWN_MODEL_ID || this.#announced.has(model) ? model : OTHER_MODEL_LABEL;
-  }
-
-  #refreshPoolSize(): void {
-    const gauge = this.metrics.workerPoolSize;
-    gauge.reset();
-    this.#modelIds.clear();
-    this.#announced.clear();
-    const counts = new Map<string, { type: WorkerType; model: string; n: number }>();
-    for (const w of this.#byId.values()) {
-      this.#modelIds.add(w.modelId);
-      for (const m of w.models) this.#announced.add(m);
-      if (w.labels.model_id !== undefined) this.#announced.add(w.labels.model_id);
-      const key = `${w.type}\u0000${w.modelId}`;
-      const entry = counts.get(key) ?? { type: w.type, model: w.modelId, n: 0 };
-      entry.n += 1;
-      counts.set(key, entry);
-    }
-    for (const { type, model, n } of counts.values()) {
-      gauge.set({ worker_type: type, connection_mode: 'http', model }, n);
-    }
+    return model === UNKNOWN_MODEL_ID || this.#census.announced.has(model)
+      ? model
+      : OTHER_MODEL_LABEL;
   }
 }
