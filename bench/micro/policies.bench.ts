@@ -1,9 +1,12 @@
 /**
  * Micro-benchmarks for routing policies: radix-tree insert and match on short and 4 KB prompts
- * with shared prefixes, and `select` per policy at 8, 64 and 512 workers.
+ * with shared prefixes, and the routing step of one request per policy at 4, 1,000 and 2,000
+ * workers: the registry's candidates for the model, `select`, and the load lease taken and
+ * released (the lease moves the registry's min-load index that cache_aware reads).
  *
  *   node --import tsx bench/micro/policies.bench.ts            (about 30 s)
  *   node --import tsx bench/micro/policies.bench.ts 'radix'    (only benches matching a regex)
+ *   node --import tsx bench/micro/policies.bench.ts '^(?!match|insert)'   (only the routing groups)
  *
  * Compare rows within one run; absolute numbers move with the machine.
  */
@@ -15,7 +18,7 @@ import { DEFAULT_POLICY_CONFIG } from '../../src/policies/policy-config.js';
 import { RadixTree } from '../../src/policies/radix-tree.js';
 import { createPolicy } from '../../src/policies/registry.js';
 import { seededRandom } from '../../src/util/random.js';
-import { candidateSet } from '../../src/workers/candidate-set.js';
+import { WorkerRegistry } from '../../src/workers/registry.js';
 import { Worker } from '../../src/workers/worker.js';
 
 const random = seededRandom(2024);
@@ -77,21 +80,24 @@ group('radix tree (8 tenants)', () => {
   });
 });
 
-function fleet(n: number): Worker[] {
-  return Array.from({ length: n }, (_, i) => {
+/** A registry of `n` ready workers serving model `m`, with engine reports. */
+function fleet(n: number): WorkerRegistry {
+  const registry = new WorkerRegistry(new GatewayMetrics());
+  for (let i = 0; i < n; i++) {
     const url = `http://10.0.${i >> 8}.${i & 255}:8000`;
     const w = new Worker({
-      id: `w${i}`,
+      id: registry.reserveId(url),
       url,
       type: 'regular',
       runtime: 'sglang',
-      models: [],
+      models: ['m'],
       labels: {},
       priority: 50,
       cost: 1,
       spec: { url },
     });
-    w.status = 'ready';
+    registry.add(w);
+    registry.setStatus(w, 'ready');
     // Engine reports so least_load / power_of_two take their full scoring path.
     w.loadSnapshot = {
       receivedAt: 0,
@@ -110,8 +116,8 @@ function fleet(n: number): Worker[] {
         },
       ],
     };
-    return w;
-  });
+  }
+  return registry;
 }
 
 /** Requests as the router builds them: 4 KB chat prompts and a session key from 1000 users. */
@@ -135,23 +141,31 @@ const deps = {
 };
 const opened: Policy[] = [];
 
-for (const n of [8, 64, 512]) {
-  group(`select, ${n} workers`, () => {
+/** One request's routing step: candidates, selection, and the lease the router would take. */
+function route(registry: WorkerRegistry, policy: Policy, info: SelectInfo): Worker | undefined {
+  const set = registry.candidateSet(registry.forModel('m', 'regular'));
+  const worker = policy.select(set, info);
+  worker?.acquireLoad().release();
+  return worker;
+}
+
+for (const n of [4, 1000, 2000]) {
+  group(`route, ${n} workers`, () => {
     summary(() => {
-      const workers = candidateSet(fleet(n));
+      const registry = fleet(n);
       for (const name of POLICY_NAMES) {
         const policy = createPolicy(name, 'm', deps);
         opened.push(policy);
         let i = 0;
         bench(name, () =>
-          do_not_optimize(policy.select(workers, INFOS[i++ % INFOS.length] as SelectInfo)),
+          do_not_optimize(route(registry, policy, INFOS[i++ % INFOS.length] as SelectInfo)),
         );
       }
       const sticky = createPolicy('cache_aware', 'm', { ...deps, stickyOverride: true });
       opened.push(sticky);
       let j = 0;
       bench('cache_aware + routing-key-override (pinned sessions)', () =>
-        do_not_optimize(sticky.select(workers, INFOS[j++ % INFOS.length] as SelectInfo)),
+        do_not_optimize(route(registry, sticky, INFOS[j++ % INFOS.length] as SelectInfo)),
       );
     });
   });
