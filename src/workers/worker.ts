@@ -85,8 +85,7 @@ export class Worker {
   readonly dpRank: number | undefined;
   readonly dpSize: number | undefined;
 
-  /** Requests ever dispatched here: the tie-break after load in min-load choices. */
-  processedRequests = 0;
+  #processed = 0;
   #status: WorkerStatus = 'pending';
   #overloaded = false;
   #loadSnapshot: WorkerLoadSnapshot | undefined;
@@ -207,6 +206,14 @@ export class Worker {
     return this.#load;
   }
 
+  /**
+   * Requests ever dispatched here: the tie-break after load in min-load choices. Read-only, as
+   * the load is: the registry's min-load index re-sorts a worker only when a lease changes.
+   */
+  get processedRequests(): number {
+    return this.#processed;
+  }
+
   get isHealthy(): boolean {
     return this.status === 'ready';
   }
@@ -234,7 +241,7 @@ export class Worker {
   /** Takes one unit of in-flight load until the returned lease is released. */
   acquireLoad(): Lease {
     this.#load += 1;
-    this.processedRequests += 1;
+    this.#processed += 1;
     this.#onLoadChange?.(this, 1);
     return lease(() => {
       this.#load -= 1;
