@@ -16,6 +16,8 @@ import { distribution, SampleBuffer, type Distribution } from './stats.js';
 export interface RequestSpec {
   path: string;
   body: string;
+  /** Request headers; default `content-type: application/json` only. */
+  headers?: Record<string, string>;
 }
 
 export interface Sample {
@@ -131,7 +133,10 @@ function send(
         resolve(s);
       },
     };
-    pool.dispatch({ path: spec.path, method: 'POST', headers: HEADERS, body: spec.body }, handler);
+    pool.dispatch(
+      { path: spec.path, method: 'POST', headers: spec.headers ?? HEADERS, body: spec.body },
+      handler,
+    );
   });
 }
 

@@ -45,8 +45,10 @@ export interface SpawnOptions {
 
 /** A child process group started by `startProcess`. */
 export class Managed {
+  /** The last 200 output lines (stdout and stderr); `onLine` sees every line. */
   readonly output: string[] = [];
   #waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
+  readonly #listeners: ((line: string) => void)[] = [];
   readonly exited: Promise<number | null>;
 
   constructor(
@@ -56,6 +58,7 @@ export class Managed {
     const onLine = (line: string): void => {
       this.output.push(line);
       if (this.output.length > 200) this.output.shift();
+      for (const f of this.#listeners) f(line);
       this.#waiters = this.#waiters.filter((w) => {
         const m = line.match(w.re);
         if (m) w.resolve(m);
@@ -69,6 +72,23 @@ export class Managed {
 
   get pid(): number {
     return this.child.pid ?? -1;
+  }
+
+  /** Calls `f` with every later output line (a sim fleet of 2,000 workers prints 2,000). */
+  onLine(f: (line: string) => void): void {
+    this.#listeners.push(f);
+  }
+
+  /**
+   * SIGSTOP / SIGCONT to the group: a paused process uses no CPU, so idle processes of ours (a
+   * gateway's background polling) do not share a core with the one being measured.
+   */
+  pause(): void {
+    if (live.has(this)) killGroup(this.pid, 'SIGSTOP');
+  }
+
+  resume(): void {
+    if (live.has(this)) killGroup(this.pid, 'SIGCONT');
   }
 
   /** Resolves with the first output line (stdout or stderr) matching `re`. */
@@ -107,6 +127,8 @@ export class Managed {
   /** SIGTERM to the group, SIGKILL after `graceMs`; resolves once the leader has exited. */
   async stop(graceMs = 3000): Promise<void> {
     if (!live.has(this)) return;
+    // A stopped process keeps SIGTERM pending; let it act on it.
+    killGroup(this.pid, 'SIGCONT');
     killGroup(this.pid, 'SIGTERM');
     const timer = setTimeout(() => killGroup(this.pid, 'SIGKILL'), graceMs);
     await this.exited;
@@ -226,11 +248,12 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Polls `url` until `accept(status, body)` holds or `timeoutMs` passes. */
+/** Polls `url` every `pollMs` until `accept(status, body)` holds or `timeoutMs` passes. */
 export async function waitForHttp(
   url: string,
   accept: (status: number, body: string) => boolean,
   timeoutMs = 15_000,
+  pollMs = 100,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
@@ -243,9 +266,31 @@ export async function waitForHttp(
     } catch (err) {
       last = String(err);
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, pollMs));
   }
   throw new Error(`${url} not ready within ${timeoutMs} ms (last: ${last})`);
+}
+
+/** A `/proc/<pid>/status` size field (`VmRSS`, `VmHWM`) in bytes; NaN when unreadable. */
+export function procMemBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
+      readFileSync(`/proc/${pid}/status`, 'utf8'),
+    );
+    return m?.[1] !== undefined ? Number(m[1]) * 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The soft limit on open files this process (and so its children) has; Infinity if unknown. */
+export function openFilesLimit(): number {
+  try {
+    const m = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    return m?.[1] === undefined || m[1] === 'unlimited' ? Infinity : Number(m[1]);
+  } catch {
+    return Infinity;
+  }
 }
 
 /** Per-process CPU ticks (utime + stime, all threads) of every process on the machine, by pid. */

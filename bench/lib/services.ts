@@ -2,7 +2,7 @@
 // each has its own pid whose CPU can be read apart from the load generator's, and can be pinned
 // to a core with taskset. Build once with `ensureBuilt()` before starting any of them.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { freePort, startProcess, waitForHttp, type Managed } from './proc.js';
 import { ROOT } from './results.js';
 
@@ -23,64 +23,140 @@ export function ensureBuilt(): void {
   }
 }
 
+export interface SimWorkerInfo {
+  url: string;
+  role: 'regular' | 'prefill' | 'decode';
+  /** Prefill workers: the bootstrap port for `--prefill URL PORT`. */
+  bootstrapPort?: number;
+}
+
 export interface SimFleetProcess {
   proc: Managed;
   urls: string[];
+  workers: SimWorkerInfo[];
 }
 
-/** `switchyard sim --count N --port 0 ...flags`: one process serving N workers on ephemeral ports. */
+// `sim worker NAME (sglang, model M[, prefill|decode][, realistic]) listening on URL[ (bootstrap port P)]`
+const SIM_LINE = /\(([^)]*)\) listening on (http:\/\/\S+)(?: \(bootstrap port (\d+)\))?/;
+
+/**
+ * `switchyard sim --port 0 ...flags` with `--count N`, or with `--fleet FILE` among the flags
+ * (then `count` is the number of workers the file describes): one process serving N workers on
+ * ephemeral ports. Resolves once every worker has printed its address.
+ */
 export async function startSimFleet(
   count: number,
   flags: readonly string[],
   cpus?: string,
 ): Promise<SimFleetProcess> {
+  const fleetFile = flags.includes('--fleet');
   const proc = startProcess(
     'sim',
     process.execPath,
-    [CLI, 'sim', '--count', String(count), '--port', '0', ...flags],
+    [CLI, 'sim', ...(fleetFile ? [] : ['--count', String(count)]), '--port', '0', ...flags],
     { cpus, cwd: ROOT },
   );
-  const urls: string[] = [];
-  const re = /listening on (http:\/\/\S+)/;
+  const workers: SimWorkerInfo[] = [];
+  // One sim process starts 2,000 listeners in well under a second on an idle machine; the
+  // allowance grows with the fleet for a busy one.
+  const timeoutMs = 15_000 + 10 * count;
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`sim fleet did not start:\n${proc.output.join('\n')}`)),
-      15_000,
+      () =>
+        reject(
+          new Error(
+            `sim fleet: ${workers.length} of ${count} workers up in ${timeoutMs} ms:\n${proc.output.slice(-10).join('\n')}`,
+          ),
+        ),
+      timeoutMs,
     );
-    const check = (): void => {
-      urls.length = 0;
-      for (const line of proc.output) {
-        const m = re.exec(line);
-        if (m?.[1] !== undefined) urls.push(m[1]);
-      }
-      if (urls.length >= count) {
+    // Every line, not the last 200 that `output` keeps: a large fleet prints one per worker.
+    proc.onLine((line) => {
+      const m = SIM_LINE.exec(line);
+      if (m?.[2] === undefined) return;
+      const kind = m[1] ?? '';
+      const role = /\bprefill\b/.test(kind)
+        ? 'prefill'
+        : /\bdecode\b/.test(kind)
+          ? 'decode'
+          : 'regular';
+      workers.push({
+        url: m[2],
+        role,
+        ...(m[3] !== undefined ? { bootstrapPort: Number(m[3]) } : {}),
+      });
+      if (workers.length >= count) {
         clearTimeout(timer);
         resolve();
-      } else setTimeout(check, 50);
-    };
-    void proc.exited.then((code) =>
-      reject(new Error(`sim exited (${code}):\n${proc.output.join('\n')}`)),
-    );
-    check();
+      }
+    });
+    void proc.exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`sim exited (${code}):\n${proc.output.slice(-10).join('\n')}`));
+    });
   });
-  return { proc, urls };
+  return { proc, urls: workers.map((w) => w.url), workers };
+}
+
+/**
+ * One sim process serving a PD pair (SGLang protocol: a prefill with its bootstrap server and a
+ * decode), from a fleet file written into `dir`; `defaults` are fleet-file worker options
+ * (`engine`, `ttftMs`, ...).
+ */
+export async function startPdSimPair(
+  dir: string,
+  defaults: Record<string, unknown>,
+  cpus?: string,
+): Promise<SimFleetProcess> {
+  const file = `${dir}/pd-fleet.json`;
+  writeFileSync(
+    file,
+    JSON.stringify({ defaults, workers: [{ role: 'prefill' }, { role: 'decode' }] }),
+  );
+  return startSimFleet(2, ['--fleet', file], cpus);
+}
+
+/** `--pd-disaggregation --prefill URL BOOTSTRAP_PORT ... --decode URL ...` for a started fleet. */
+export function pdGatewayFlags(workers: readonly SimWorkerInfo[]): string[] {
+  return [
+    '--pd-disaggregation',
+    ...workers
+      .filter((w) => w.role === 'prefill')
+      .flatMap((w) => ['--prefill', w.url, String(w.bootstrapPort ?? 'none')]),
+    ...workers.filter((w) => w.role === 'decode').flatMap((w) => ['--decode', w.url]),
+  ];
 }
 
 export interface GatewayProcess {
   proc: Managed;
   url: string;
+  /** From spawn until /readiness first answered (the process is up and listening), ms. */
+  upMs: number;
+  /** From spawn until /readiness counted every expected worker healthy, ms. */
+  readyMs: number;
 }
 
 export interface GatewayStart {
+  /** Regular workers (`--worker-urls`); empty in PD mode, where `extraFlags` name them. */
   workerUrls: readonly string[];
   policy: string;
   extraFlags?: readonly string[];
   cpus?: string | undefined;
   /** Directory for `node --cpu-prof`; the profile is written when the gateway exits. */
   cpuProfDir?: string;
+  /** Healthy workers /readiness must count (default `workerUrls.length`). */
+  expectWorkers?: number;
+  /** Give up waiting for readiness after this long (default 20 s). */
+  readyTimeoutMs?: number;
+  /** /readiness poll period (default 100 ms); the resolution of `readyMs`. */
+  pollMs?: number;
 }
 
-/** `switchyard launch` on a free loopback port; resolves once /readiness counts every worker. */
+/**
+ * `switchyard launch` on a free loopback port; resolves once /readiness counts every worker.
+ * 2,000 `--worker-urls` are ~50 kB of arguments, far below Linux's 2 MB ARG_MAX (each URL is its
+ * own argument, so the 128 kB per-argument limit does not apply).
+ */
 export async function startGateway(opts: GatewayStart): Promise<GatewayProcess> {
   const port = await freePort();
   const nodeFlags =
@@ -97,8 +173,7 @@ export async function startGateway(opts: GatewayStart): Promise<GatewayProcess> 
     '127.0.0.1',
     '--prometheus-port',
     '0',
-    '--worker-urls',
-    ...opts.workerUrls,
+    ...(opts.workerUrls.length > 0 ? ['--worker-urls', ...opts.workerUrls] : []),
     '--policy',
     opts.policy,
     // The gateway logs nothing per request at any level; warn keeps its startup lines quiet.
@@ -110,20 +185,27 @@ export async function startGateway(opts: GatewayStart): Promise<GatewayProcess> 
     '1',
     ...(opts.extraFlags ?? []),
   ];
+  const t0 = performance.now();
   const proc = startProcess('switchyard', process.execPath, args, { cpus: opts.cpus, cwd: ROOT });
   const url = `http://127.0.0.1:${port}`;
-  const want = opts.workerUrls.length;
+  const want = opts.expectWorkers ?? opts.workerUrls.length;
+  let upMs = NaN;
   await Promise.race([
     waitForHttp(
       `${url}/readiness`,
-      (status, body) =>
-        status === 200 &&
-        (JSON.parse(body) as { healthy_workers?: number }).healthy_workers === want,
-      20_000,
+      (status, body) => {
+        if (Number.isNaN(upMs)) upMs = performance.now() - t0;
+        return (
+          status === 200 &&
+          (JSON.parse(body) as { healthy_workers?: number }).healthy_workers === want
+        );
+      },
+      opts.readyTimeoutMs ?? 20_000,
+      opts.pollMs,
     ),
     proc.exited.then((code) => {
       throw new Error(`switchyard exited (${code}):\n${proc.output.join('\n')}`);
     }),
   ]);
-  return { proc, url };
+  return { proc, url, upMs, readyMs: performance.now() - t0 };
 }
