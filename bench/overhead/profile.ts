@@ -1,15 +1,20 @@
 // Where the gateway's CPU goes per request: the Switchyard path of the overhead benchmark run
-// under `node --cpu-prof`, one gateway process per workload, and the profile's samples summed by
-// function (self time) and by category. Only samples inside the measurement window count: the
+// under `node --cpu-prof`, one gateway process per workload (and one in PD mode for `pd-small`),
+// and the profile's samples summed by function (self time) and by category. Only samples inside the measurement window count: the
 // client records CLOCK_MONOTONIC (process.hrtime) at the window's edges, which is the clock V8
 // stamps its profile with on Linux, so startup, warm-up and shutdown are left out.
 import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { runLoad, summarize } from '../lib/loadgen.js';
 import { groupCpuSeconds } from '../lib/proc.js';
 import { RESULTS_DIR, writeResult } from '../lib/results.js';
-import { startGateway, type SimFleetProcess } from '../lib/services.js';
+import {
+  pdGatewayFlags,
+  startGateway,
+  type GatewayStart,
+  type SimFleetProcess,
+} from '../lib/services.js';
 import { fmt, printTable } from '../lib/table.js';
-import { WORKLOADS } from './workloads.js';
+import { PD_WORKLOAD, WORKLOADS, type Workload } from './workloads.js';
 
 const SECONDS = Number(process.env['PROFILE_SECONDS'] ?? 6);
 
@@ -97,21 +102,43 @@ function selfTimes(p: CpuProfile, fromUs: number, toUs: number): FnCost[] {
   return [...costs.values()].sort((a, b) => b.selfUs - a.selfUs);
 }
 
+interface ProfileTarget {
+  /** Profile name: the workload's, or `pd-small` for the small workload through the PD gateway. */
+  name: string;
+  w: Workload;
+  gateway: Omit<GatewayStart, 'cpus' | 'cpuProfDir'>;
+}
+
 export async function profileGateway(
   fleet: SimFleetProcess,
+  pdFleet: SimFleetProcess,
   dir: string,
   cpus: string | undefined,
 ): Promise<void> {
   const results: Record<string, unknown> = {};
-  for (const w of WORKLOADS.filter((x) => x.closed !== undefined)) {
-    const profDir = `${dir}/prof-${w.name}`;
-    mkdirSync(profDir, { recursive: true });
-    const gw = await startGateway({
-      workerUrls: fleet.urls,
-      policy: 'round_robin',
-      cpus,
-      cpuProfDir: profDir,
+  const regular = { workerUrls: fleet.urls, policy: 'round_robin' };
+  const targets: ProfileTarget[] = WORKLOADS.filter((x) => x.closed !== undefined).map((w) => ({
+    name: w.name,
+    w,
+    gateway: regular,
+  }));
+  const pdWorkload = WORKLOADS.find((x) => x.name === PD_WORKLOAD);
+  if (pdWorkload)
+    targets.push({
+      name: `pd-${PD_WORKLOAD}`,
+      w: pdWorkload,
+      gateway: {
+        workerUrls: [],
+        policy: 'round_robin',
+        extraFlags: pdGatewayFlags(pdFleet.workers),
+        expectWorkers: pdFleet.workers.length,
+      },
     });
+  for (const { name, w, gateway } of targets) {
+    const profDir = `${dir}/prof-${name}`;
+    mkdirSync(profDir, { recursive: true });
+    const title = name === w.name ? w.title : `${w.title}, PD gateway (prefill + decode)`;
+    const gw = await startGateway({ ...gateway, cpus, cpuProfDir: profDir });
     let from = 0n;
     let to = 0n;
     let c0 = 0;
@@ -136,7 +163,7 @@ export async function profileGateway(
     if (file === undefined)
       throw new Error(`no .cpuprofile written in ${profDir}:\n${gw.proc.output.join('\n')}`);
     mkdirSync(RESULTS_DIR, { recursive: true });
-    copyFileSync(`${profDir}/${file}`, `${RESULTS_DIR}overhead-${w.name}.cpuprofile`);
+    copyFileSync(`${profDir}/${file}`, `${RESULTS_DIR}overhead-${name}.cpuprofile`);
     const profile = JSON.parse(readFileSync(`${profDir}/${file}`, 'utf8')) as CpuProfile;
     const s = summarize(r);
     const fns = selfTimes(profile, Number(from / 1000n), Number(to / 1000n)).filter(
@@ -152,16 +179,16 @@ export async function profileGateway(
     for (const f of fns) cats.set(f.category, (cats.get(f.category) ?? 0) + f.selfUs);
     const catRows = [...cats.entries()].sort((a, b) => b[1] - a[1]);
     console.log(
-      `\n${w.name}: ${s.requests} requests in ${fmt(r.windowMs / 1000, 1)} s (${fmt(s.reqPerSec, 0)} req/s); ` +
+      `\n${name}: ${s.requests} requests in ${fmt(r.windowMs / 1000, 1)} s (${fmt(s.reqPerSec, 0)} req/s); ` +
         `gateway CPU ${fmt(procUsPerReq, 0)} µs/request (/proc, all threads); main-thread samples ${fmt(busyUs / Math.max(1, s.requests), 0)} µs/request`,
     );
     printTable(
-      `Gateway CPU by category, ${w.title}`,
+      `Gateway CPU by category, ${title}`,
       ['category', 'share', '≈ µs / request'],
       catRows.map(([c, us]) => [c, `${fmt((us / busyUs) * 100, 1)}%`, fmt(perReq(us), 1)]),
     );
     printTable(
-      `Top self-time functions, ${w.title}`,
+      `Top self-time functions, ${title}`,
       ['function', 'where', 'category', 'share', '≈ µs / request'],
       fns
         .slice(0, 20)
@@ -173,7 +200,7 @@ export async function profileGateway(
           fmt(perReq(f.selfUs), 2),
         ]),
     );
-    results[w.name] = {
+    results[name] = {
       requests: s.requests,
       reqPerSec: s.reqPerSec,
       procCpuUsPerRequest: procUsPerReq,

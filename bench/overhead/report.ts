@@ -4,6 +4,7 @@
 import type { LoadSummary } from '../lib/loadgen.js';
 import { median, round } from '../lib/stats.js';
 import { delta, fmt, printTable, ratio } from '../lib/table.js';
+import { PD_WORKLOAD } from './workloads.js';
 
 export interface RunRecord {
   rep: number;
@@ -83,9 +84,11 @@ export function report(
   const headline: Record<string, Record<string, number>> = {};
   const paths = [...new Set(runs.map((r) => r.path))];
   for (const w of workloads) {
-    const rows = paths.map((p) =>
-      aggregate(runs.filter((r) => r.workload === w.name && r.path === p)),
-    );
+    // Not every path runs every workload (the PD path runs only the small one).
+    const rows = paths
+      .map((p) => runs.filter((r) => r.workload === w.name && r.path === p))
+      .filter((rs) => rs.length > 0)
+      .map(aggregate);
     aggregates.push(...rows);
     const d = rows.find((r) => r.path === 'direct') as Aggregate;
     const tail = (a: Aggregate): (string | number)[] => [
@@ -218,7 +221,7 @@ export function report(
   const stream = workloads.find((w) => w.stream);
   if (small && stream) {
     const perEvent = paths
-      .filter((p) => p !== 'direct')
+      .filter((p) => p !== 'direct' && get(stream.name, p) !== undefined)
       .map((p) => {
         const s = get(small.name, p);
         const t = get(stream.name, p);
@@ -244,5 +247,64 @@ export function report(
       perEvent,
     );
   }
+  pdRatio(runs, get, headline);
   return { aggregates, headline };
+}
+
+/** Target for the PD line: a PD request (two upstream legs) at most this many regular ones. */
+export const PD_CPU_RATIO_TARGET = 2.2;
+
+/**
+ * CPU per small request through the PD gateway next to the regular gateway's: the ratio of the
+ * medians, and the ratio within each rep (the two ran back to back in it) for the spread.
+ */
+function pdRatio(
+  runs: readonly RunRecord[],
+  get: (w: string, p: string) => Aggregate | undefined,
+  headline: Record<string, Record<string, number>>,
+): void {
+  const pd = get(PD_WORKLOAD, 'switchyard-pd');
+  const regular = get(PD_WORKLOAD, 'switchyard');
+  if (!pd || !regular) return;
+  const perReq = (r: RunRecord): number => r.proxyCpuSeconds / Math.max(1, r.summary.requests);
+  const perRep = [...new Set(runs.map((r) => r.rep))].map((rep) => {
+    const one = (p: string): RunRecord | undefined =>
+      runs.find((r) => r.rep === rep && r.workload === PD_WORKLOAD && r.path === p);
+    const a = one('switchyard-pd');
+    const b = one('switchyard');
+    return a && b ? perReq(a) / perReq(b) : NaN;
+  });
+  const value = pd.proxyCpuPer1k / regular.proxyCpuPer1k;
+  headline[`${PD_WORKLOAD} pd cpu / regular cpu`] = {
+    ratio: round(value, 3),
+    perRepMedian: round(median(perRep), 3),
+    target: PD_CPU_RATIO_TARGET,
+  };
+  printTable(
+    `PD: CPU per small request through a canned prefill/decode pair next to a regular one (medians of ${perRep.length})`,
+    [
+      'path',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'µs / request',
+      'gateway core',
+      'PD / regular CPU',
+      'per rep',
+      'target',
+    ],
+    [regular, pd].map((a) => [
+      a.path,
+      fmt(a.reqPerSec, 0),
+      fmt(a.p50, 2),
+      fmt(a.p99, 2),
+      fmt(a.proxyCpuPer1k * 1000, 0),
+      pct(a.proxyCore),
+      a === pd ? ratio(pd.proxyCpuPer1k, regular.proxyCpuPer1k) : '1.00×',
+      a === pd ? perRep.map((v) => fmt(v, 2)).join(' / ') : '–',
+      a === pd
+        ? `≤ ${PD_CPU_RATIO_TARGET.toFixed(1)}× ${value <= PD_CPU_RATIO_TARGET ? 'met' : 'not met'}`
+        : '–',
+    ]),
+  );
 }

@@ -15,11 +15,17 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { freePort, ownProcessGroup, pinSelf, type Managed } from '../lib/proc.js';
 import { ROOT, writeResult } from '../lib/results.js';
-import { ensureBuilt, startGateway, startSimFleet } from '../lib/services.js';
+import {
+  ensureBuilt,
+  pdGatewayFlags,
+  startGateway,
+  startPdSimPair,
+  startSimFleet,
+} from '../lib/services.js';
 import { profileGateway } from './profile.js';
 import { ensureProxies, startHaproxy, startNginx } from './proxies.js';
 import { report, type RunRecord } from './report.js';
-import { measure, WORKLOADS, type PathUnderTest } from './workloads.js';
+import { measure, PD_WORKLOAD, WORKLOADS, type PathUnderTest, type Workload } from './workloads.js';
 
 const REPS = Number(process.env['OVERHEAD_REPS'] ?? 3);
 const SECONDS = Number(process.env['OVERHEAD_SECONDS'] ?? 3);
@@ -44,8 +50,16 @@ async function main(): Promise<void> {
       cpuSim,
     );
     procs.push(fleet.proc);
+    // The same canned timing as a PD pair (SGLang protocol: the gateway sends each request to
+    // the prefill and the decode at once, with the prefill's bootstrap address in both bodies).
+    const pdFleet = await startPdSimPair(
+      dir,
+      { engine: 'canned', ttftMs: 0, itlMs: 1, seed: 1 },
+      cpuSim,
+    );
+    procs.push(pdFleet.proc);
     if (profile) {
-      await profileGateway(fleet, dir, cpuProxy);
+      await profileGateway(fleet, pdFleet, dir, cpuProxy);
       return;
     }
     const tools = ensureProxies();
@@ -55,6 +69,14 @@ async function main(): Promise<void> {
       cpus: cpuProxy,
     });
     procs.push(gw.proc);
+    const pd = await startGateway({
+      workerUrls: [],
+      policy: 'round_robin',
+      cpus: cpuProxy,
+      extraFlags: pdGatewayFlags(pdFleet.workers),
+      expectWorkers: pdFleet.workers.length,
+    });
+    procs.push(pd.proc);
     const [nginxPort, haproxyPort] = [await freePort(), await freePort()];
     const nginx = startNginx(tools.nginx, dir, nginxPort, fleet.urls, cpuProxy);
     const haproxy = startHaproxy(tools.haproxy, dir, haproxyPort, fleet.urls, cpuProxy);
@@ -68,25 +90,37 @@ async function main(): Promise<void> {
       { name: 'switchyard', origins: [gw.url], proc: gw.proc },
       { name: 'nginx', origins: [`http://127.0.0.1:${nginxPort}`], proc: nginx },
       { name: 'haproxy', origins: [`http://127.0.0.1:${haproxyPort}`], proc: haproxy },
+      {
+        name: 'switchyard-pd',
+        origins: [pd.url],
+        proc: pd.proc,
+        sim: pdFleet.proc,
+        workloads: [PD_WORKLOAD],
+      },
     ];
+    const runsOn = (p: PathUnderTest, w: Workload): boolean =>
+      p.workloads === undefined || p.workloads.includes(w.name);
     // Process groups that are ours; everything else on the machine is "other load".
     const ours = new Set([ownProcessGroup(), ...procs.map((p) => p.pid)]);
     // One unrecorded pass over every path and workload: JIT warm-up for Node, pools filled.
     for (const p of paths)
-      for (const w of WORKLOADS) await measure(p, w, fleet.proc, ours, 0.5, 500);
+      for (const w of WORKLOADS.filter((x) => runsOn(p, x)))
+        await measure(p, w, fleet.proc, ours, 0.5, 500);
 
     const runs: RunRecord[] = [];
     for (let rep = 0; rep < REPS; rep++) {
       for (const w of WORKLOADS) {
         // Rotate the order each rep so no path always runs first (or right after a heavy one).
-        const order = paths.map((_, i) => paths[(i + rep) % paths.length] as PathUnderTest);
+        const order = paths
+          .map((_, i) => paths[(i + rep) % paths.length] as PathUnderTest)
+          .filter((p) => runsOn(p, w));
         for (const p of order) {
           const rec = await measure(p, w, fleet.proc, ours, SECONDS);
           runs.push({ rep, ...rec });
           const s = rec.summary;
           const other = (rec.otherCpuSeconds * 1000) / rec.windowMs;
           console.log(
-            `rep ${rep + 1}/${REPS} ${w.name.padEnd(10)} ${p.name.padEnd(10)} ${s.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${s.latency.p50.toFixed(2)} ms  errors ${s.errors}  other load ${(other * 100).toFixed(0)}%`,
+            `rep ${rep + 1}/${REPS} ${w.name.padEnd(10)} ${p.name.padEnd(13)} ${s.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${s.latency.p50.toFixed(2)} ms  errors ${s.errors}  other load ${(other * 100).toFixed(0)}%`,
           );
         }
       }
@@ -96,6 +130,7 @@ async function main(): Promise<void> {
       reps: REPS,
       seconds: SECONDS,
       workers: WORKERS,
+      pdWorkers: pdFleet.workers.map((w) => w.role),
       pinned,
       tools: { nginx: tools.nginx.version, haproxy: tools.haproxy.version },
       elapsedSeconds: Math.round((performance.now() - started) / 1000),

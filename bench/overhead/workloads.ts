@@ -19,6 +19,8 @@ export interface Workload {
   closed?: { concurrency: number };
   open?: { ratePerSec: number };
   request: RequestSpec;
+  /** Per-request variant (e.g. a routing-key header that differs per request); else `request`. */
+  requestAt?: (index: number) => RequestSpec;
 }
 
 const prompt = 'Say hello to the benchmark harness.';
@@ -55,11 +57,18 @@ export const WORKLOADS: Workload[] = [
   },
 ];
 
+/** The workload the PD path runs (small non-streamed completions, closed loop). */
+export const PD_WORKLOAD = 'small';
+
 export interface PathUnderTest {
   name: string;
   origins: string[];
   /** Process group whose CPU is the hop's cost; undefined for direct. */
   proc?: Managed;
+  /** The simulator this path reaches, when not the shared fleet passed to `measure`. */
+  sim?: Managed;
+  /** Workloads this path runs (default all). */
+  workloads?: readonly string[];
 }
 
 // Total time runs may wait for other users' load to pass, so the benchmark stays within 5 min.
@@ -81,6 +90,7 @@ export async function measure(
   let m0: CpuSnapshot = new Map();
   let m1 = m0;
   const proxyCpu = (): number => (path.proc ? groupCpuSeconds(path.proc.pid) : 0);
+  const simProc = path.sim ?? sim;
   if (seconds >= 1 && quietBudgetMs > 0) {
     const t = performance.now();
     await waitForQuiet(ours, 0.2, Math.min(3000, quietBudgetMs));
@@ -88,19 +98,19 @@ export async function measure(
   }
   const r = await runLoad({
     origins: path.origins,
-    request: () => w.request,
+    request: w.requestAt ?? (() => w.request),
     ...(w.closed ? { closed: w.closed } : {}),
     ...(w.open ? { open: { ...w.open, seed: 7, maxInFlight: 512 } } : {}),
     warmupMs,
     durationMs: seconds * 1000,
     onWindowStart: () => {
       p0 = proxyCpu();
-      s0 = groupCpuSeconds(sim.pid);
+      s0 = groupCpuSeconds(simProc.pid);
       m0 = cpuSnapshot();
     },
     onWindowEnd: () => {
       p1 = proxyCpu();
-      s1 = groupCpuSeconds(sim.pid);
+      s1 = groupCpuSeconds(simProc.pid);
       m1 = cpuSnapshot();
     },
   });
