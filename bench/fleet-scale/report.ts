@@ -55,6 +55,8 @@ export interface SizeAggregate {
   workers: number;
   cpuUsPerRequest: number;
   cpuUsPerRequestRuns: number[];
+  /** CPU per request ÷ the base size's in the same rep, per rep. */
+  ratioPerRep: number[];
   reqPerSec: number;
   gatewayCore: number;
   p50: number;
@@ -128,10 +130,16 @@ export function report(
   const aggregate = (policy: string, n: number): SizeAggregate => {
     const rs = runs.filter((r) => r.policy === policy && r.workers === n);
     const m = (f: (r: CpuRun) => number): number => median(rs.map(f));
+    // Within a rep the sizes ran minutes apart at most: the ratio per rep shows how much of the
+    // spread between reps is the machine's (other users) rather than the fleet size's.
+    const baseIn = (rep: number): number =>
+      runs.find((r) => r.policy === policy && r.workers === base && r.rep === rep)
+        ?.cpuUsPerRequest ?? NaN;
     return {
       workers: n,
       cpuUsPerRequest: m((r) => r.cpuUsPerRequest),
       cpuUsPerRequestRuns: rs.map((r) => Math.round(r.cpuUsPerRequest)),
+      ratioPerRep: rs.map((r) => round(r.cpuUsPerRequest / baseIn(r.rep), 2)),
       reqPerSec: m((r) => r.reqPerSec),
       gatewayCore: m((r) => r.gatewayCore),
       p50: m((r) => r.p50),
@@ -180,6 +188,7 @@ export function report(
       'policy',
       'workers',
       'µs/req (runs)',
+      `÷ ${base} workers (per rep)`,
       'req/s',
       'gateway core',
       'p50 ms',
@@ -193,6 +202,7 @@ export function report(
         c.policy,
         a.workers,
         a.cpuUsPerRequestRuns.join(' / '),
+        a.ratioPerRep.map((v) => fmt(v, 2)).join(' / '),
         fmt(a.reqPerSec, 0),
         pct(a.gatewayCore),
         fmt(a.p50, 2),

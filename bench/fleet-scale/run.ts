@@ -18,7 +18,7 @@
 //
 //   node --import tsx bench/fleet-scale/run.ts        (~5-6 min; bench/results/fleet-scale.json)
 //   FLEET_SCALE_SIZES=4,1000 FLEET_SCALE_POLICIES=round_robin FLEET_SCALE_REPS=1 \
-//   FLEET_SCALE_SECONDS=1.5 node --import tsx bench/fleet-scale/run.ts          (quick look)
+//   FLEET_SCALE_SECONDS=1 node --import tsx bench/fleet-scale/run.ts            (quick look)
 import {
   groupCpuSeconds,
   openFilesLimit,
@@ -34,7 +34,7 @@ import {
   type GatewayProcess,
   type SimFleetProcess,
 } from '../lib/services.js';
-import { measure, WORKLOADS, type Workload } from '../overhead/workloads.js';
+import { measure, waitForQuietBudgeted, WORKLOADS, type Workload } from '../overhead/workloads.js';
 import { report, type CpuRun, type Registration } from './report.js';
 
 const list = (name: string, fallback: string): string[] =>
@@ -187,6 +187,8 @@ async function main(): Promise<void> {
             ours,
             seconds,
             warmupMs,
+            // Waited for once per round of sizes instead (below): the runs stay close in time.
+            false,
           );
           const s = rec.summary;
           return {
@@ -208,8 +210,9 @@ async function main(): Promise<void> {
         }
       };
       // One unrecorded pass: JIT warm-up, upstream pools filled.
-      for (const n of sizes) await run(n, 0.5, WARMUP_MS);
+      for (const n of sizes) await run(n, 0.3, 300);
       for (let rep = 0; rep < REPS; rep++) {
+        await waitForQuietBudgeted(ours);
         const order = sizes.map((_, i) => sizes[(i + rep) % sizes.length] as number);
         for (const n of order) {
           const r = { ...(await run(n, SECONDS, WARMUP_MS)), rep };
@@ -225,9 +228,9 @@ async function main(): Promise<void> {
           reg.rssAfterLoad = procMemBytes(gw.proc.pid, 'VmRSS');
           reg.peakRss = procMemBytes(gw.proc.pid, 'VmHWM');
         }
-        await gw.proc.stop();
-        gateways.delete(gw);
       }
+      await Promise.all([...bySize.values()].map((gw) => gw.proc.stop()));
+      for (const gw of bySize.values()) gateways.delete(gw);
     }
 
     const out = report(registrations, runs, idle, sizes, POLICIES);
@@ -248,8 +251,8 @@ async function main(): Promise<void> {
     });
     console.log(`\nwrote ${path} (${elapsedSeconds} s)`);
   } finally {
-    for (const gw of gateways) await gw.proc.stop();
-    for (const s of sims.values()) await s.proc.stop();
+    await Promise.all([...gateways].map((gw) => gw.proc.stop()));
+    await Promise.all([...sims.values()].map((s) => s.proc.stop()));
   }
 }
 

@@ -74,6 +74,17 @@ export interface PathUnderTest {
 // Total time runs may wait for other users' load to pass, so the benchmark stays within 5 min.
 let quietBudgetMs = 45_000;
 
+/**
+ * Waits (up to 3 s, within the shared 45 s budget) for other users' load to fall under 20 % of a
+ * core. `measure` does this before each run unless told not to.
+ */
+export async function waitForQuietBudgeted(ours: ReadonlySet<number>): Promise<void> {
+  if (quietBudgetMs <= 0) return;
+  const t = performance.now();
+  await waitForQuiet(ours, 0.2, Math.min(3000, quietBudgetMs));
+  quietBudgetMs -= performance.now() - t;
+}
+
 /** One measured run; CPU of the proxy and of the simulator read at the window's edges. */
 export async function measure(
   path: PathUnderTest,
@@ -82,6 +93,7 @@ export async function measure(
   ours: ReadonlySet<number>,
   seconds: number,
   warmupMs = 1000,
+  waitQuiet = true,
 ): Promise<Omit<RunRecord, 'rep'>> {
   let p0 = 0;
   let p1 = 0;
@@ -91,11 +103,7 @@ export async function measure(
   let m1 = m0;
   const proxyCpu = (): number => (path.proc ? groupCpuSeconds(path.proc.pid) : 0);
   const simProc = path.sim ?? sim;
-  if (seconds >= 1 && quietBudgetMs > 0) {
-    const t = performance.now();
-    await waitForQuiet(ours, 0.2, Math.min(3000, quietBudgetMs));
-    quietBudgetMs -= performance.now() - t;
-  }
+  if (seconds >= 1 && waitQuiet) await waitForQuietBudgeted(ours);
   const r = await runLoad({
     origins: path.origins,
     request: w.requestAt ?? (() => w.request),
