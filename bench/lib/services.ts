@@ -158,6 +158,18 @@ export interface GatewayStart {
  * own argument, so the 128 kB per-argument limit does not apply).
  */
 export async function startGateway(opts: GatewayStart): Promise<GatewayProcess> {
+  // freePort's port is only free until someone takes it; with thousands of loopback connections
+  // open (a large sim fleet), an outgoing connection's ephemeral port sometimes does. Retry then.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startGatewayOnce(opts);
+    } catch (err) {
+      if (attempt >= 3 || !String(err).includes('EADDRINUSE')) throw err;
+    }
+  }
+}
+
+async function startGatewayOnce(opts: GatewayStart): Promise<GatewayProcess> {
   const port = await freePort();
   const nodeFlags =
     opts.cpuProfDir !== undefined ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : [];
@@ -206,6 +218,9 @@ export async function startGateway(opts: GatewayStart): Promise<GatewayProcess> 
     proc.exited.then((code) => {
       throw new Error(`switchyard exited (${code}):\n${proc.output.join('\n')}`);
     }),
-  ]);
+  ]).catch(async (err: unknown) => {
+    await proc.stop();
+    throw err;
+  });
   return { proc, url, upMs, readyMs: performance.now() - t0 };
 }
