@@ -25,6 +25,7 @@ import {
   ownProcessGroup,
   pinSelf,
   procMemBytes,
+  waitForQuiet,
 } from '../lib/proc.js';
 import { writeResult } from '../lib/results.js';
 import {
@@ -34,7 +35,7 @@ import {
   type GatewayProcess,
   type SimFleetProcess,
 } from '../lib/services.js';
-import { measure, waitForQuietBudgeted, WORKLOADS, type Workload } from '../overhead/workloads.js';
+import { measure, WORKLOADS, type Workload } from '../overhead/workloads.js';
 import { report, type CpuRun, type Registration } from './report.js';
 
 const list = (name: string, fallback: string): string[] =>
@@ -52,6 +53,7 @@ const REPS = Number(process.env['FLEET_SCALE_REPS'] ?? 3);
 const SECONDS = Number(process.env['FLEET_SCALE_SECONDS'] ?? 2.5);
 const IDLE_SECONDS = Number(process.env['FLEET_SCALE_IDLE_SECONDS'] ?? 10);
 const WARMUP_MS = 500;
+const FIRST_WARMUP_MS = 1500;
 
 const small = WORKLOADS.find((w) => w.name === 'small') as Workload;
 
@@ -66,6 +68,10 @@ function workloadFor(policy: string): Workload {
     }),
   };
 }
+
+const T0 = performance.now();
+/** Seconds since start, for progress lines (where a long run spent its time). */
+const at = (): string => `[${((performance.now() - T0) / 1000).toFixed(0).padStart(3)} s]`;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -86,7 +92,6 @@ async function settle(pid: number, maxMs = 5000): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const started = performance.now();
   // Each sim serves N listeners plus the gateway's connections to them; each gateway holds a
   // connection or more per worker. Children inherit this process's limit.
   const fdLimit = openFilesLimit();
@@ -119,7 +124,9 @@ async function main(): Promise<void> {
         ),
       );
       simStartMs.set(n, performance.now() - t);
-      console.log(`sim: ${n} workers listening in ${(performance.now() - t).toFixed(0)} ms`);
+      console.log(
+        `${at()} sim: ${n} workers listening in ${(performance.now() - t).toFixed(0)} ms`,
+      );
     }
     const simOf = (n: number): SimFleetProcess => sims.get(n) as SimFleetProcess;
 
@@ -149,7 +156,7 @@ async function main(): Promise<void> {
         };
         registrations.push(reg);
         console.log(
-          `${policy} ${n} workers: up ${(gw.upMs / 1000).toFixed(2)} s, ready ${(gw.readyMs / 1000).toFixed(2)} s, RSS ${(reg.rssAfterRegistration / 2 ** 20).toFixed(0)} MiB`,
+          `${at()} ${policy} ${n} workers: up ${(gw.upMs / 1000).toFixed(2)} s, ready ${(gw.readyMs / 1000).toFixed(2)} s, RSS ${(reg.rssAfterRegistration / 2 ** 20).toFixed(0)} MiB`,
         );
         gw.proc.pause();
       }
@@ -171,7 +178,7 @@ async function main(): Promise<void> {
           idle.set(n, ((groupCpuSeconds(g.proc.pid) - (c0.get(n) ?? 0)) * 1000) / secs);
         for (const gw of bySize.values()) gw.proc.pause();
         console.log(
-          `idle gateway CPU over ${secs.toFixed(1)} s: ${[...idle].map(([n, v]) => `${n} workers ${v.toFixed(1)} ms/s`).join(', ')}`,
+          `${at()} idle gateway CPU over ${secs.toFixed(1)} s: ${[...idle].map(([n, v]) => `${n} workers ${v.toFixed(1)} ms/s`).join(', ')}`,
         );
       }
 
@@ -209,16 +216,17 @@ async function main(): Promise<void> {
           gw.proc.pause();
         }
       };
-      // One unrecorded pass: JIT warm-up, upstream pools filled.
-      for (const n of sizes) await run(n, 0.3, 300);
       for (let rep = 0; rep < REPS; rep++) {
-        await waitForQuietBudgeted(ours);
+        // Other users' load: waited for (briefly) once per round of sizes, not before every run,
+        // so a round's runs stay close in time.
+        await waitForQuiet(ours, 0.2, 1500);
         const order = sizes.map((_, i) => sizes[(i + rep) % sizes.length] as number);
         for (const n of order) {
-          const r = { ...(await run(n, SECONDS, WARMUP_MS)), rep };
+          // A gateway's first run is also its JIT warm-up: a longer unrecorded lead-in.
+          const r = { ...(await run(n, SECONDS, rep === 0 ? FIRST_WARMUP_MS : WARMUP_MS)), rep };
           runs.push(r);
           console.log(
-            `rep ${rep + 1}/${REPS} ${policy.padEnd(18)} ${String(n).padStart(5)} workers ${r.reqPerSec.toFixed(0).padStart(6)} req/s  ${r.cpuUsPerRequest.toFixed(0).padStart(5)} µs/req  errors ${r.errors}  other load ${(r.otherCore * 100).toFixed(0)}%`,
+            `${at()} rep ${rep + 1}/${REPS} ${policy.padEnd(18)} ${String(n).padStart(5)} workers ${r.reqPerSec.toFixed(0).padStart(6)} req/s  ${r.cpuUsPerRequest.toFixed(0).padStart(5)} µs/req  errors ${r.errors}  other load ${(r.otherCore * 100).toFixed(0)}%`,
           );
         }
       }
@@ -234,7 +242,7 @@ async function main(): Promise<void> {
     }
 
     const out = report(registrations, runs, idle, sizes, POLICIES);
-    const elapsedSeconds = Math.round((performance.now() - started) / 1000);
+    const elapsedSeconds = Math.round((performance.now() - T0) / 1000);
     const path = writeResult('fleet-scale', {
       sizes,
       policies: POLICIES,

@@ -74,17 +74,6 @@ export interface PathUnderTest {
 // Total time runs may wait for other users' load to pass, so the benchmark stays within 5 min.
 let quietBudgetMs = 45_000;
 
-/**
- * Waits (up to 3 s, within the shared 45 s budget) for other users' load to fall under 20 % of a
- * core. `measure` does this before each run unless told not to.
- */
-export async function waitForQuietBudgeted(ours: ReadonlySet<number>): Promise<void> {
-  if (quietBudgetMs <= 0) return;
-  const t = performance.now();
-  await waitForQuiet(ours, 0.2, Math.min(3000, quietBudgetMs));
-  quietBudgetMs -= performance.now() - t;
-}
-
 /** One measured run; CPU of the proxy and of the simulator read at the window's edges. */
 export async function measure(
   path: PathUnderTest,
@@ -103,7 +92,11 @@ export async function measure(
   let m1 = m0;
   const proxyCpu = (): number => (path.proc ? groupCpuSeconds(path.proc.pid) : 0);
   const simProc = path.sim ?? sim;
-  if (seconds >= 1 && waitQuiet) await waitForQuietBudgeted(ours);
+  if (seconds >= 1 && waitQuiet && quietBudgetMs > 0) {
+    const t = performance.now();
+    await waitForQuiet(ours, 0.2, Math.min(3000, quietBudgetMs));
+    quietBudgetMs -= performance.now() - t;
+  }
   const r = await runLoad({
     origins: path.origins,
     request: w.requestAt ?? (() => w.request),
