@@ -26,7 +26,7 @@ const BENCHES: Bench[] = [
   { name: 'cache-aware', file: 'bench/cache-aware/run.ts', timeoutSec: 180 },
   { name: 'pd-burst', file: 'bench/pd-burst/run.ts', timeoutSec: 180 },
   { name: 'prefill-admission', file: 'bench/prefill-admission/run.ts', timeoutSec: 180 },
-  { name: 'fleet-scale', file: 'bench/fleet-scale/run.ts', timeoutSec: 480 },
+  { name: 'fleet-scale', file: 'bench/fleet-scale/run.ts', timeoutSec: 540 },
 ];
 const BUDGET_SEC = 15 * 60;
 

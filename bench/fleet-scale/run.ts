@@ -16,7 +16,7 @@
 // background is reported apart, as idle CPU. Pinning as in the overhead benchmark: gateway on
 // CPU 0, load generator and simulators on CPU 1.
 //
-//   node --import tsx bench/fleet-scale/run.ts        (~5-6 min; bench/results/fleet-scale.json)
+//   node --import tsx bench/fleet-scale/run.ts        (~6-7 min; bench/results/fleet-scale.json)
 //   FLEET_SCALE_SIZES=4,1000 FLEET_SCALE_POLICIES=round_robin FLEET_SCALE_REPS=1 \
 //   FLEET_SCALE_SECONDS=1 node --import tsx bench/fleet-scale/run.ts            (quick look)
 import {
@@ -53,7 +53,7 @@ const REPS = Number(process.env['FLEET_SCALE_REPS'] ?? 3);
 const SECONDS = Number(process.env['FLEET_SCALE_SECONDS'] ?? 2.5);
 const IDLE_SECONDS = Number(process.env['FLEET_SCALE_IDLE_SECONDS'] ?? 10);
 const WARMUP_MS = 500;
-const FIRST_WARMUP_MS = 1500;
+const FIRST_WARMUP_MS = 1000;
 
 const small = WORKLOADS.find((w) => w.name === 'small') as Workload;
 
