@@ -108,7 +108,8 @@ export function startLeg(
 
 /** Ends a leg: stops its request if still running and releases its lease and slot. */
 export function closeLeg(h: LegHandle, reason: string): void {
-  h.call?.abort(new Error(reason));
+  // A finished call needs no abort, and an Error (with its stack) is not cheap to make.
+  if (h.call !== undefined && !h.call.done) h.call.abort(new Error(reason));
   h.load.release();
   h.slot?.release();
 }

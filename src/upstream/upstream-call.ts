@@ -96,6 +96,11 @@ export class UpstreamCall extends PushBody {
     return this.#deadlinePassed;
   }
 
+  /** Whether the call is over: answered whole, failed or aborted. */
+  get done(): boolean {
+    return this.#done;
+  }
+
   /** Whether the call was ended by the gateway (client gone, partner failed, deadline). */
   get aborted(): boolean {
     return this.#abortReason !== undefined;
