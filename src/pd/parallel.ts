@@ -22,6 +22,7 @@ import {
 } from './leg.js';
 import { prefillInputLogprobs, wantsLogprobs } from './logprobs.js';
 import type { Pair, PdDeps } from './pd-deps.js';
+import { routerSeriesOf } from '../routing/router-series.js';
 import { PrefillDrain } from './prefill-drain.js';
 
 export type { Pair, PdDeps } from './pd-deps.js';
@@ -127,7 +128,7 @@ export async function dispatchParallel(
   const ranks = rankFields(pair);
   const prefillBody = serializeWithBootstrap(ctx.body, plan, ranks.prefill);
   const decodeBody = serializeWithBootstrap(ctx.body, plan, ranks.decode);
-  const labels = { backend_type: 'pd', model: ctx.modelLabel, runtime: pair.prefill.runtime };
+  const series = routerSeriesOf(deps.metrics).pd(ctx.modelLabel, pair.prefill.runtime);
   // Both leases are taken in this synchronous step, right after selection.
   const p = startLeg(
     'prefill',
@@ -147,7 +148,7 @@ export async function dispatchParallel(
     deps.requestTimeoutMs,
     claim,
   );
-  const prefill = new PrefillDrain(p, ctx, deps, labels);
+  const prefill = new PrefillDrain(p, ctx, deps, series);
   const merge = wantsLogprobs(ctx.body);
   const race = await formPair(prefill, d, merge);
 
@@ -160,7 +161,7 @@ export async function dispatchParallel(
     throw failPair(ctx, d, race.failure, deps);
   }
 
-  deps.metrics.pdTtft.observe(labels, (performance.now() - p.sentAt) / 1000);
+  series.ttft.observe((performance.now() - p.sentAt) / 1000);
   try {
     return await decodeAnswer({
       ctx,

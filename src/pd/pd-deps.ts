@@ -16,9 +16,4 @@ export interface Pair {
   decode: Worker;
 }
 
-/** Labels of the PD histograms (TTFT, prefill duration, KV transfer duration). */
-export interface PdLabels {
-  backend_type: string;
-  model: string;
-  runtime: string;
-}
+export type { PdSeries } from '../routing/router-series.js';

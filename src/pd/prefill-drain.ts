@@ -17,7 +17,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../routing/request-context.js';
 import { readAllText } from '../upstream/body-source.js';
 import { bodyFailure, closeLeg, type LegFailure, type LegHandle } from './leg.js';
-import type { PdDeps, PdLabels } from './pd-deps.js';
+import type { PdDeps, PdSeries } from './pd-deps.js';
 
 /** How long a prefill body may stay open after its decode finished. */
 const PREFILL_GRACE_MS = 1000;
@@ -30,6 +30,8 @@ type Phase = 'pair' | 'relay' | 'retired' | 'finished';
  * error event in the body.
  */
 export function prefillBodyFailed(text: string): boolean {
+  // Most prefill bodies are sound: only parse one that could carry an error or an abort.
+  if (!text.includes('"error"') && !text.includes('abort')) return false;
   for (const part of text.split('\n\n')) {
     const line = part.trim();
     const payload = line.startsWith('data:') ? line.slice(5).trim() : line;
@@ -69,7 +71,7 @@ export class PrefillDrain {
     readonly leg: LegHandle,
     private readonly ctx: RequestContext,
     private readonly deps: PdDeps,
-    private readonly labels: PdLabels,
+    private readonly series: PdSeries,
   ) {
     this.headOk = new Promise((resolve) => (this.#notifyHead = resolve));
     this.failed = new Promise((resolve) => (this.#notifyFailed = resolve));
@@ -148,10 +150,7 @@ export class PrefillDrain {
     this.#end();
     p.worker.circuit.record('success');
     if (this.#phase !== 'retired')
-      this.deps.metrics.pdPrefillDuration.observe(
-        this.labels,
-        (performance.now() - p.sentAt) / 1000,
-      );
+      this.series.prefillDuration.observe((performance.now() - p.sentAt) / 1000);
     closeLeg(p, 'prefill done');
     return text;
   }

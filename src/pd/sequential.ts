@@ -12,6 +12,7 @@ import type { JsonObject } from '../server/body.js';
 import { readAllText } from '../upstream/body-source.js';
 import type { Worker } from '../workers/worker.js';
 import { decodeAnswer, DecodeFailedEarly } from './decode-answer.js';
+import { routerSeriesOf } from '../routing/router-series.js';
 import {
   connectorFor,
   mintTransferId,
@@ -69,7 +70,7 @@ export async function dispatchSequential(
   const plan = connectorFor(pair.prefill);
   const relayPossible = samplingN(ctx.body) <= 1;
   metrics.pdKvConnectorMode.inc({ mode: plan.mode });
-  const labels = { backend_type: 'pd', model: ctx.modelLabel, runtime: pair.prefill.runtime };
+  const series = routerSeriesOf(metrics).pd(ctx.modelLabel, pair.prefill.runtime);
   const started = performance.now();
   let decodeBody: JsonObject = ctx.body;
   let prefillAnsweredAt: number | undefined;
@@ -108,7 +109,7 @@ export async function dispatchSequential(
       throw failLeg(ctx, p, bodyFailure(p, err));
     }
     p.worker.circuit.record('success');
-    metrics.pdPrefillDuration.observe(labels, (performance.now() - p.sentAt) / 1000);
+    series.prefillDuration.observe((performance.now() - p.sentAt) / 1000);
     closeLeg(p, 'prefill done');
     prefillAnsweredAt = performance.now();
     if (relayPossible) {
@@ -141,9 +142,9 @@ export async function dispatchSequential(
   );
   const head = await d.head;
   if (!head.ok) throw failLeg(ctx, d, head);
-  metrics.pdTtft.observe(labels, (performance.now() - started) / 1000);
+  series.ttft.observe((performance.now() - started) / 1000);
   if (prefillAnsweredAt !== undefined && decodeBody !== ctx.body) {
-    metrics.pdKvTransferDuration.observe(labels, (performance.now() - prefillAnsweredAt) / 1000);
+    series.kvTransferDuration.observe((performance.now() - prefillAnsweredAt) / 1000);
   }
   try {
     return await decodeAnswer({ ctx, deps, decode: d, head: head.response });

@@ -57,8 +57,23 @@ export class RouterSeries {
   }
 }
 
+/** The PD histograms of one (model, runtime): TTFT, prefill duration, KV transfer duration. */
+export class PdSeries {
+  readonly ttft: HistogramChild;
+  readonly prefillDuration: HistogramChild;
+  readonly kvTransferDuration: HistogramChild;
+
+  constructor(metrics: GatewayMetrics, model: string, runtime: string) {
+    const labels = { backend_type: 'pd', model, runtime };
+    this.ttft = histogramChild(metrics.pdTtft, labels);
+    this.prefillDuration = histogramChild(metrics.pdPrefillDuration, labels);
+    this.kvTransferDuration = histogramChild(metrics.pdKvTransferDuration, labels);
+  }
+}
+
 export class RouterSeriesCache {
   readonly #router = new Map<string, RouterSeries>();
+  readonly #pd = new Map<string, PdSeries>();
   readonly #selection = new Map<string, CounterChild>();
   readonly #upstream = new Map<number, CounterChild>();
 
@@ -71,6 +86,17 @@ export class RouterSeriesCache {
     if (series === undefined) {
       series = new RouterSeries(this.metrics, backend, model, endpoint);
       this.#router.set(key, series);
+    }
+    return series;
+  }
+
+  /** The PD histograms of one model and prefill runtime. */
+  pd(model: string, runtime: string): PdSeries {
+    const key = `${model}\u0000${runtime}`;
+    let series = this.#pd.get(key);
+    if (series === undefined) {
+      series = new PdSeries(this.metrics, model, runtime);
+      this.#pd.set(key, series);
     }
     return series;
   }
