@@ -9,9 +9,9 @@ export class UpstreamDeadlineError extends Error {
 }
 
 /**
- * A worker's answer outgrew what the gateway itself will buffer (`readBodyText`'s limit). The
- * worker did nothing wrong and a retry would only regenerate the same answer, so this is never
- * classified as a transport failure.
+ * A worker's answer outgrew what the gateway itself will buffer (`readAll`'s limit, in
+ * body-source.ts). The worker did nothing wrong and a retry would only regenerate the same
+ * answer, so this is never classified as a transport failure.
  */
 export class UpstreamBodyTooLargeError extends Error {
   override name = 'UpstreamBodyTooLargeError';
