@@ -12,6 +12,7 @@
 //   node --import tsx bench/overhead/run.ts            (~4 min; writes bench/results/overhead.json)
 //   OVERHEAD_REPS=1 OVERHEAD_SECONDS=2 ...             (quick look)
 //   node --import tsx bench/overhead/run.ts --profile  (Switchyard only, under node --cpu-prof)
+//   OVERHEAD_WORKERS=1000 ... --profile               (the same behind a 1,000-worker fleet)
 import { mkdirSync, rmSync } from 'node:fs';
 import { freePort, ownProcessGroup, pinSelf, type Managed } from '../lib/proc.js';
 import { ROOT, writeResult } from '../lib/results.js';
@@ -29,7 +30,8 @@ import { measure, PD_WORKLOAD, WORKLOADS, type PathUnderTest, type Workload } fr
 
 const REPS = Number(process.env['OVERHEAD_REPS'] ?? 3);
 const SECONDS = Number(process.env['OVERHEAD_SECONDS'] ?? 3);
-const WORKERS = 4;
+// More workers (OVERHEAD_WORKERS=1000 with --profile) show where a big fleet's extra cost goes.
+const WORKERS = Number(process.env['OVERHEAD_WORKERS'] ?? 4);
 
 async function main(): Promise<void> {
   const profile = process.argv.includes('--profile');
