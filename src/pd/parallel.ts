@@ -172,9 +172,14 @@ export async function dispatchParallel(
       logprobPrefix: merge ? (prefillInputLogprobs(race.prefillText ?? '') ?? []) : undefined,
     });
   } catch (err) {
-    if (!(err instanceof DecodeFailedEarly)) throw err;
-    prefill.retire(err.failure.error.code);
-    throw failPair(ctx, d, err.failure, deps);
+    if (err instanceof DecodeFailedEarly) {
+      prefill.retire(err.failure.error.code);
+      throw failPair(ctx, d, err.failure, deps);
+    }
+    // Not a leg failure (a bug): still, neither leg may keep its lease.
+    prefill.retire('internal error');
+    closeLeg(d, 'internal error');
+    throw err;
   }
 }
 

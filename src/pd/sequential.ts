@@ -149,7 +149,10 @@ export async function dispatchSequential(
   try {
     return await decodeAnswer({ ctx, deps, decode: d, head: head.response });
   } catch (err) {
-    throw err instanceof DecodeFailedEarly ? failLeg(ctx, d, err.failure) : err;
+    if (err instanceof DecodeFailedEarly) throw failLeg(ctx, d, err.failure);
+    // Not a leg failure (a bug): still, the decode leg may not keep its lease.
+    closeLeg(d, 'internal error');
+    throw err;
   }
 }
 
