@@ -55,10 +55,6 @@ export abstract class PushBody implements BodySource {
     return this.#failure;
   }
 
-  get cancelled(): boolean {
-    return this.#cancelled;
-  }
-
   /** Producer side: returns false when the producer should stop until `resumeProducer()`. */
   protected push(chunk: Buffer): boolean {
     if (this.#cancelled) return false;

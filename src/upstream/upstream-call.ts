@@ -110,11 +110,6 @@ export class UpstreamCall extends PushBody {
     return this.#abortReason;
   }
 
-  /** The body of this call; the same object, typed for consumers. */
-  get body(): BodySource {
-    return this;
-  }
-
   /** Ends the call now: a pending head rejects, a running body fails with `reason`. */
   abort(reason: Error = new UpstreamAbortedError('upstream call aborted')): void {
     if (this.#done || this.#abortReason !== undefined) return;
