@@ -2,6 +2,7 @@
  * Builds each worker's circuit breaker from the `--cb-*` flags, wired to the `smg_worker_cb_*`
  * metrics. `--disable-circuit-breaker` gives breakers that never open (SMG: threshold u32::MAX).
  */
+import { counterChild, gaugeChild } from '../observability/label-cache.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { Clock } from '../util/clock.js';
 import { CIRCUIT_STATE_VALUE, CircuitBreaker, type CircuitConfig } from './circuit-breaker.js';
@@ -14,17 +15,27 @@ export function circuitFactory(
   metrics: GatewayMetrics,
 ): CircuitFactory {
   return (worker) => {
+    // Children made once per worker: an outcome is recorded on every request, and prom-client's
+    // own calls validate and hash the label set each time (observability/label-cache.ts).
     const labels = { worker };
-    metrics.cbState.set(labels, 0);
+    const state = gaugeChild(metrics.cbState, labels);
+    const failures = gaugeChild(metrics.cbConsecutiveFailures, labels);
+    const successes = gaugeChild(metrics.cbConsecutiveSuccesses, labels);
+    const outcomes = {
+      success: counterChild(metrics.cbOutcomes, { worker, outcome: 'success' }),
+      failure: counterChild(metrics.cbOutcomes, { worker, outcome: 'failure' }),
+      neutral: counterChild(metrics.cbOutcomes, { worker, outcome: 'neutral' }),
+    };
+    state.set(0);
     return new CircuitBreaker(config, clock, {
       transition(from, to) {
         metrics.cbTransitions.inc({ worker, from, to });
-        metrics.cbState.set(labels, CIRCUIT_STATE_VALUE[to]);
+        state.set(CIRCUIT_STATE_VALUE[to]);
       },
       outcome(outcome, breaker) {
-        metrics.cbOutcomes.inc({ worker, outcome });
-        metrics.cbConsecutiveFailures.set(labels, breaker.consecutiveFailures);
-        metrics.cbConsecutiveSuccesses.set(labels, breaker.consecutiveSuccesses);
+        outcomes[outcome].inc();
+        failures.set(breaker.consecutiveFailures);
+        successes.set(breaker.consecutiveSuccesses);
       },
     });
   };

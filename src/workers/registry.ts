@@ -6,6 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
+import { gaugeChild } from '../observability/label-cache.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { CandidateIndex } from './candidate-index.js';
 import type { CandidateSet } from './candidate-set.js';
@@ -164,8 +165,9 @@ export class WorkerRegistry extends EventEmitter<RegistryEvents> {
   }
 
   #watchLoad(worker: Worker): void {
-    // The label child is created once per worker: load changes twice per request.
-    const child = this.metrics.workerRequestsActive.labels({ worker: worker.key });
+    // The child is made once per worker: load changes twice per request, and prom-client's own
+    // calls validate and hash the label set each time (observability/label-cache.ts).
+    const child = gaugeChild(this.metrics.workerRequestsActive, { worker: worker.key });
     child.set(worker.load);
     worker.onLoadChange((w, delta) => {
       child.set(w.load);
