@@ -16,7 +16,14 @@ function findTests(dir) {
 }
 
 const only = process.argv.slice(2);
-const files = only.length > 0 ? only : findTests('test').sort();
+const roots = ['test', ...readdirSync('packages').map((p) => join('packages', p, 'test'))];
+const files =
+  only.length > 0
+    ? only
+    : roots
+        .filter((r) => statSync(r, { throwIfNoEntry: false }))
+        .flatMap(findTests)
+        .sort();
 
 // promtool (Debian's prometheus package) checks the metrics exposition format.
 const promtool = spawnSync('bash', ['scripts/ensure-promtool.sh'], {
@@ -25,7 +32,7 @@ const promtool = spawnSync('bash', ['scripts/ensure-promtool.sh'], {
 });
 if (promtool.status === 0) process.env.PROMTOOL = promtool.stdout.trim();
 
-const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+const build = spawnSync('npx', ['tsc', '-b', 'tsconfig.build.json'], { stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 const run = spawnSync(

@@ -5,7 +5,7 @@ import { GATEWAY_FLAGS } from '../../src/config/gateway-flags.js';
 import { buildConfig } from '../../src/config/validate.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startGateway, type Gateway } from '../../src/server/gateway.js';
-import type { SimWorker } from '../../src/sim/index.js';
+import type { SimWorker } from '@switchyard/sim';
 
 /** Starts a `--pd-disaggregation` gateway on loopback and resolves once every worker is ready. */
 export async function startPdGateway(

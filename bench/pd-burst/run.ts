@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { startPdGateway } from '../lib/in-process-pd.js';
-import { startSimWorker } from '../../src/sim/index.js';
+import { startSimWorker } from '@switchyard/sim';
 import { writeResult } from '../lib/results.js';
 import { percentile } from '../lib/stats.js';
 import { markdownTable } from '../lib/table.js';

@@ -9,7 +9,7 @@
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { startPdGateway } from '../lib/in-process-pd.js';
-import { startSimWorker, type SimWorker } from '../../src/sim/index.js';
+import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import { writeResult } from '../lib/results.js';
 import { percentile } from '../lib/stats.js';
 import { markdownTable } from '../lib/table.js';

@@ -10,7 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import type { SimFleetSpec } from '../../src/sim/index.js';
+import type { SimFleetSpec } from '@switchyard/sim';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SECONDS = Number(process.env['SIM_BENCH_SECONDS'] ?? 4);

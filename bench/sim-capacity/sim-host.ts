@@ -5,8 +5,8 @@
 //   cpu                        → {"cpuMs":N,"wallMs":N,"rssMb":N} (cumulative since start)
 //   stop                       → closes the fleet and exits
 import { createInterface } from 'node:readline';
-import type { SimFleet, SimFleetSpec } from '../../src/sim/index.js';
-import { startSimFleetFromSpec } from '../../src/sim/index.js';
+import type { SimFleet, SimFleetSpec } from '@switchyard/sim';
+import { startSimFleetFromSpec } from '@switchyard/sim';
 
 let fleet: SimFleet | undefined;
 const born = performance.now();

@@ -9,7 +9,7 @@ import { GATEWAY_FLAGS } from '../config/gateway-flags.js';
 import { POLICY_NAMES } from '../policies/names.js';
 import { buildConfig } from '../config/validate.js';
 import { startGateway, type Gateway } from '../server/gateway.js';
-import { simDemoFleetSpec, startSimFleetFromSpec, type SimRuntime } from '../sim/index.js';
+import { simDemoFleetSpec, startSimFleetFromSpec, type SimRuntime } from '@switchyard/sim';
 
 const DEMO_FLAGS: readonly FlagSpec[] = [
   { name: 'host', key: 'host', kind: 'string', default: '127.0.0.1', help: 'Gateway bind address' },

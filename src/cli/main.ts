@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { UsageError } from './flag-parser.js';
 import { runLaunch } from './launch.js';
 import { runDemo } from './demo.js';
-import { runSimCommand } from '../sim/index.js';
+import { runSimCommand } from '@switchyard/sim';
 
 type Command = (argv: readonly string[]) => Promise<number>;
 

@@ -8,7 +8,7 @@ import { ASSIGNMENT_MODES, LEG_POLICY_NAMES, POLICY_NAMES } from '../policies/na
 import { LOG_LEVELS } from './gateway-flags.js';
 import { parseControlPlaneKey } from '../server/auth.js';
 import { I32_MAX, I32_MIN } from '../util/rust-int-limits.js';
-import { MAX_TIMER_MS, MAX_TIMER_SECS, timerLimitMessage } from '../util/timer-limit.js';
+import { MAX_TIMER_MS, MAX_TIMER_SECS, timerLimitMessage } from '@switchyard/kit';
 import { parseCidr } from '../workers/address-rules.js';
 import { workerUrlSchema } from '../workers/worker-url.js';
 

@@ -17,7 +17,7 @@ import { samplingN } from './sanitize.js';
 import type { Router } from '../routing/router.js';
 import { retryMetricHooks, routerSeries, withRouterMetrics } from '../routing/router-metrics.js';
 import { routerSeriesOf } from '../routing/router-series.js';
-import type { Random } from '../util/random.js';
+import type { Random } from '@switchyard/kit';
 import type { WorkerRegistry } from '../workers/registry.js';
 import type { Worker, WorkerType } from '../workers/worker.js';
 import { dispatchParallel } from './parallel.js';

@@ -3,7 +3,7 @@
  * (`--assignment-mode`, smg-core.md §4.9). `delegate` is handled by the caller: inside manual it
  * means min_load, for the sticky override it means "ask the wrapped policy".
  */
-import { randomIndex, type Random } from '../util/random.js';
+import { randomIndex, type Random } from '@switchyard/kit';
 import type { Worker } from '../workers/worker.js';
 import type { AssignmentMode } from './names.js';
 

@@ -31,7 +31,7 @@
 import type { Gauge } from 'prom-client';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { Clock } from '../util/clock.js';
-import { randomIndex, type Random } from '../util/random.js';
+import { randomIndex, type Random } from '@switchyard/kit';
 import type { CandidateSet } from '../workers/candidate-set.js';
 import { meanTokenUsage } from '../workers/load-snapshot.js';
 import type { Worker } from '../workers/worker.js';

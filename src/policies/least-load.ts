@@ -17,7 +17,7 @@
  * capped by the waiting cap are all workers scored, so a request still fails only when every
  * worker is capped.
  */
-import { randomIndex, type Random } from '../util/random.js';
+import { randomIndex, type Random } from '@switchyard/kit';
 import type { CandidateSet } from '../workers/candidate-set.js';
 import type { Worker } from '../workers/worker.js';
 import {

@@ -9,7 +9,7 @@
  */
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { Clock } from '../util/clock.js';
-import type { Random } from '../util/random.js';
+import type { Random } from '@switchyard/kit';
 import type { CandidateSet } from '../workers/candidate-set.js';
 import type { Worker } from '../workers/worker.js';
 import { assignByMode, type DirectMode } from './assignment.js';

@@ -9,7 +9,7 @@
  * O(1): two picks from the registry's available list. The fleet view (needed only to score a
  * worker without an engine report) is cached until the available list or a report changes.
  */
-import { randomIndex, type Random } from '../util/random.js';
+import { randomIndex, type Random } from '@switchyard/kit';
 import type { CandidateSet } from '../workers/candidate-set.js';
 import type { Worker } from '../workers/worker.js';
 import { ALL_REPORTING, DEFAULT_LEAST_LOAD_PARAMS, LeastLoadScorer } from './least-load-scorer.js';

@@ -1,4 +1,4 @@
-import { randomIndex, type Random } from '../util/random.js';
+import { randomIndex, type Random } from '@switchyard/kit';
 import type { CandidateSet } from '../workers/candidate-set.js';
 import type { Worker } from '../workers/worker.js';
 import type { Policy } from './policy.js';

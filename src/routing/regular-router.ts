@@ -18,7 +18,7 @@ import { isEventStream } from '../upstream/event-stream.js';
 import { buildUpstreamHeaders, relayResponseHeaders } from '../upstream/headers.js';
 import type { UpstreamPools } from '../upstream/pools.js';
 import { callUpstream, type UpstreamHead } from '../upstream/upstream-call.js';
-import type { Random } from '../util/random.js';
+import type { Random } from '@switchyard/kit';
 import { outcomeForStatus } from '../workers/circuit-breaker.js';
 import type { WorkerRegistry } from '../workers/registry.js';
 import type { Worker } from '../workers/worker.js';

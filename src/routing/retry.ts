@@ -5,7 +5,7 @@
  * min(initial * multiplier^i, max) with ±jitter. The decorator itself holds no lease: an attempt
  * that throws has released its own, and a discarded answer's are released before the sleep.
  */
-import type { Random } from '../util/random.js';
+import type { Random } from '@switchyard/kit';
 import { GatewayError } from '../errors/gateway-error.js';
 import { RETRYABLE_STATUSES } from '../errors/retryable.js';
 import { sleep } from '../util/clock.js';

@@ -10,7 +10,7 @@
  * serve (SMG's PD router answered 501); a routing key pins the pool choice.
  */
 import { GatewayError } from '../errors/gateway-error.js';
-import type { Random } from '../util/random.js';
+import type { Random } from '@switchyard/kit';
 import type { WorkerRegistry } from '../workers/registry.js';
 import { UNKNOWN_MODEL_ID, WORKER_TYPES } from '../workers/worker.js';
 import type { Endpoint, RequestContext } from './request-context.js';

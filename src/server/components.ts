@@ -18,7 +18,7 @@ import { RouterManager } from '../routing/router-manager.js';
 import { PdRouter } from '../pd/pd-router.js';
 import { UpstreamPools } from '../upstream/pools.js';
 import { systemClock, type Clock } from '../util/clock.js';
-import { mathRandom, type Random } from '../util/random.js';
+import { mathRandom, type Random } from '@switchyard/kit';
 import { circuitFactory } from '../workers/circuit-factory.js';
 import { HealthChecker } from '../workers/health.js';
 import { LoadMonitor, type OverloadThresholds } from '../workers/load-monitor.js';

@@ -4,7 +4,7 @@
  */
 import type { LookupFunction } from 'node:net';
 import { Pool } from 'undici';
-import { MAX_TIMER_MS } from '../util/timer-limit.js';
+import { MAX_TIMER_MS } from '@switchyard/kit';
 
 /**
  * The undici keep-alive for `--upstream-pool-idle-timeout-secs`. SMG reads 0 as "keep idle

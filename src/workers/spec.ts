@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { U32_MAX } from '../util/rust-int-limits.js';
-import { MAX_TIMER_SECS, timerLimitMessage } from '../util/timer-limit.js';
+import { MAX_TIMER_SECS, timerLimitMessage } from '@switchyard/kit';
 import { RUNTIMES, WORKER_TYPES } from './worker.js';
 import { workerUrlSchema } from './worker-url.js';
 

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { request } from 'undici';
-import { parseSseData, startSimWorker, type SimWorker } from '../../src/sim/index.js';
+import { startSimWorker, type SimWorker } from '@switchyard/sim';
+import { parseSseData } from '@switchyard/sim/testing';
 import { startCli, waitForLog, LOOPBACK_EPHEMERAL } from '../helpers/cli.js';
 
 let worker: SimWorker | undefined;

@@ -3,7 +3,7 @@
 // and closes it on SIGTERM.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { startSimWorker, type SimWorker } from '../../src/sim/index.js';
+import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import { startCli, waitForLog, LOOPBACK_EPHEMERAL } from '../helpers/cli.js';
 
 let worker: SimWorker | undefined;

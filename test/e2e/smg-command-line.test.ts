@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { request } from 'undici';
-import { startSimWorker, type SimWorker } from '../../src/sim/index.js';
+import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import { runCli, startCli, waitForLog, LOOPBACK_EPHEMERAL } from '../helpers/cli.js';
 
 let worker: SimWorker | undefined;

@@ -10,7 +10,7 @@ import { silentLogger, type Logger } from '../../src/observability/logger.js';
 import { startGateway, type Gateway } from '../../src/server/gateway.js';
 import type { Clock } from '../../src/util/clock.js';
 import type { HostLookup } from '../../src/workers/target-guard.js';
-import type { Random } from '../../src/util/random.js';
+import type { Random } from '@switchyard/kit';
 
 const TEST_DEFAULTS = [
   '--host',

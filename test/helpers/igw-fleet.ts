@@ -10,8 +10,8 @@ import {
   type SimRole,
   type SimWorker,
   type SimWorkerOptions,
-} from '../../src/sim/index.js';
-import { seededRandom } from '../../src/util/random.js';
+} from '@switchyard/sim';
+import { seededRandom } from '@switchyard/kit';
 import { startTestGateway, waitFor } from './gateway.js';
 
 export interface IgwOptions {

@@ -1,5 +1,5 @@
 /** A PD gateway in front of simulated prefill and decode workers, for the PD integration tests. */
-import { startSimWorker, type SimWorker, type SimWorkerOptions } from '../../src/sim/index.js';
+import { startSimWorker, type SimWorker, type SimWorkerOptions } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import { startTestGateway, waitForReadyWorkers } from './gateway.js';
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { request } from 'undici';
 import type { Gateway } from '../../src/server/gateway.js';
-import { startSimWorker } from '../../src/sim/index.js';
+import { startSimWorker } from '@switchyard/sim';
 import {
   assertNoLeakedLoad,
   metricValue,

@@ -4,7 +4,7 @@
 // overflowed the stack).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startSimWorker, type SimWorker } from '../../src/sim/index.js';
+import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import { MAX_JSON_DEPTH, MAX_N } from '../../src/server/request-limits.js';
 import { assertNoLeakedLoad, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';

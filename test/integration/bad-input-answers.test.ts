@@ -1,7 +1,7 @@
 // Bad input gets a clear 4xx with a stable code and never reaches a worker.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startSimWorker, type SimWorker } from '../../src/sim/index.js';
+import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import { assertNoLeakedLoad, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
 import { assertGatewayError, postJson, totalRequests } from '../helpers/http.js';

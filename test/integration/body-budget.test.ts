@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, test } from 'node:test';
-import { startSimWorker } from '../../src/sim/index.js';
+import { startSimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
   assertNoLeakedLoad,

@@ -3,7 +3,7 @@
 // circuit half-opens after its timeout (injected clock) and closes on success.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { startSimFleet, type SimWorker } from '../../src/sim/index.js';
+import { startSimFleet, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import {

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
-import { startSimWorker, waitForStats, type SimWorker } from '../../src/sim/index.js';
+import { startSimWorker, type SimWorker } from '@switchyard/sim';
+import { waitForStats } from '@switchyard/sim/testing';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
   assertNoLeakedLoad,

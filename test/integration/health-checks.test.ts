@@ -3,7 +3,7 @@
 // --remove-unhealthy-workers a worker that reaches failed is removed.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { startSimWorker, type SimWorker } from '../../src/sim/index.js';
+import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
   assertNoLeakedLoad,

@@ -3,7 +3,7 @@
 // and a failing one leaves rotation on its first failure and comes back on its first success.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { startSimWorker } from '../../src/sim/index.js';
+import { startSimWorker } from '@switchyard/sim';
 import { assertNoLeakedLoad, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
 
 const cleanup: (() => Promise<void>)[] = [];

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Gateway } from '../../src/server/gateway.js';
-import type { SimWorker } from '../../src/sim/index.js';
+import type { SimWorker } from '@switchyard/sim';
 import { assertNoLeakedLoad, metricValue, scrapeMetrics } from '../helpers/gateway.js';
 import { chat, IgwFleet, pdAnswers, startIgwGateway } from '../helpers/igw-fleet.js';
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Gateway } from '../../src/server/gateway.js';
-import type { SimRole } from '../../src/sim/index.js';
+import type { SimRole } from '@switchyard/sim';
 import { assertNoLeakedLoad } from '../helpers/gateway.js';
 import { chat, IgwFleet, startIgwGateway } from '../helpers/igw-fleet.js';
 

@@ -1,7 +1,7 @@
 // The non-inference routes: probes, readiness, model list, worker-info proxies and admin fan-outs.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startSimFleet, type SimWorker } from '../../src/sim/index.js';
+import { startSimFleet, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import { assertNoLeakedLoad, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
 import { assertGatewayError } from '../helpers/http.js';

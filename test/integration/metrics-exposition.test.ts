@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
-import { startSimFleet, type SimWorker } from '../../src/sim/index.js';
+import { startSimFleet, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import { DURATION_BUCKETS } from '../../src/observability/metrics.js';
 import {

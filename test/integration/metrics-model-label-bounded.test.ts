@@ -3,7 +3,7 @@
 // the model's id only when a registered worker announces it, else `other`.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startSimFleet, type SimWorker } from '../../src/sim/index.js';
+import { startSimFleet, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
   assertNoLeakedLoad,

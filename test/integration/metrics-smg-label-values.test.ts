@@ -2,7 +2,7 @@
 // dashboards and alerts built for SMG select Switchyard's series unchanged.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startSimWorker, type SimWorker } from '../../src/sim/index.js';
+import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
   assertNoLeakedLoad,

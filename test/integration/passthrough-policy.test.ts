@@ -2,7 +2,7 @@
 // registry order; when that worker leaves rotation the next one takes all the traffic.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startSimFleet, type SimWorker } from '../../src/sim/index.js';
+import { startSimFleet, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import { assertNoLeakedLoad, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
 import { postJson } from '../helpers/http.js';

@@ -3,7 +3,7 @@
 // conversation (body rid, turn suffixes stripped) to one worker on any policy.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { startSimFleet, type SimWorker } from '../../src/sim/index.js';
+import { startSimFleet, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import { assertNoLeakedLoad, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../helpers/http.js';

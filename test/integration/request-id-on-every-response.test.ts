@@ -3,7 +3,7 @@
 // so a failed request can be found in the logs by the id the client sent.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startSimWorker, type SimWorker } from '../../src/sim/index.js';
+import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
   assertNoLeakedLoad,

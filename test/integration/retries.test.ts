@@ -3,7 +3,8 @@
 // attempts), a stream that already sent bytes is never retried, and no lease survives.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { parseSseData, startSimFleet, type SimWorker } from '../../src/sim/index.js';
+import { startSimFleet, type SimWorker } from '@switchyard/sim';
+import { parseSseData } from '@switchyard/sim/testing';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
   assertNoLeakedLoad,

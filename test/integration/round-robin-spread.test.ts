@@ -1,9 +1,9 @@
 // round_robin spreads requests evenly over the ready workers; random stays within wide bands.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { startSimFleet, type SimWorker } from '../../src/sim/index.js';
+import { startSimFleet, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
-import { seededRandom } from '../../src/util/random.js';
+import { seededRandom } from '@switchyard/kit';
 import { assertNoLeakedLoad, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
 import { postJson } from '../helpers/http.js';
 

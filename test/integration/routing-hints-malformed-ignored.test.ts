@@ -3,7 +3,7 @@
 // that matches no worker under consistent_hashing, as SMG's target_worker_miss.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startSimWorker, type SimWorker } from '../../src/sim/index.js';
+import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
   assertNoLeakedLoad,

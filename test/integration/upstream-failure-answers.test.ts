@@ -3,7 +3,8 @@
 // through. Retries are off here; retry behaviour has its own file.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { parseSseData, startSimWorker, waitForStats, type SimWorker } from '../../src/sim/index.js';
+import { startSimWorker, type SimWorker } from '@switchyard/sim';
+import { parseSseData, waitForStats } from '@switchyard/sim/testing';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
   assertNoLeakedLoad,

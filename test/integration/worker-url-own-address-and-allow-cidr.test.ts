@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Gateway } from '../../src/server/gateway.js';
-import { startSimWorker, type SimWorker } from '../../src/sim/index.js';
+import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import { startTestGateway, waitFor } from '../helpers/gateway.js';
 import { assertWorkerRefused, postJson } from '../helpers/http.js';
 

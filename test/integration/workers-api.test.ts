@@ -2,7 +2,7 @@
 // plus the conflict, validation and not-found answers, PATCH and PUT.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startSimWorker, type SimWorker } from '../../src/sim/index.js';
+import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import { assertNoLeakedLoad, startTestGateway, waitFor } from '../helpers/gateway.js';
 import { postJson } from '../helpers/http.js';

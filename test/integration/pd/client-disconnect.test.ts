@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
-import { waitForStats } from '../../../src/sim/index.js';
+import { waitForStats } from '@switchyard/sim/testing';
 import { assertNoLeakedLoad, waitFor } from '../../helpers/gateway.js';
 import { startPdSetup, type PdSetup } from '../../helpers/pd-fleet.js';
 

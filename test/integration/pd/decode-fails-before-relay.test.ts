@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import OpenAI from 'openai';
-import { waitForStats } from '../../../src/sim/index.js';
-import type { SimFaults } from '../../../src/sim/options.js';
+import { waitForStats } from '@switchyard/sim/testing';
+import type { SimFaults } from '@switchyard/sim';
 import { assertNoLeakedLoad, metricValue, scrapeMetrics, waitFor } from '../../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../../helpers/http.js';
 import { startPdSetup, type PdSetup, type PdSetupOptions } from '../../helpers/pd-fleet.js';

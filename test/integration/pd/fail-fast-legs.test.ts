@@ -3,7 +3,7 @@
 // own breaker; a leg's upstream status keeps its class.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { waitForStats } from '../../../src/sim/index.js';
+import { waitForStats } from '@switchyard/sim/testing';
 import { assertNoLeakedLoad } from '../../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../../helpers/http.js';
 import { startPdSetup, type PdSetup } from '../../helpers/pd-fleet.js';

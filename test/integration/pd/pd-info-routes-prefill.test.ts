@@ -2,7 +2,7 @@
 // (proxy_to_first_prefill_worker), and answer 503 no_prefill_servers when there is none.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startSimWorker, type SimWorker } from '../../../src/sim/index.js';
+import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../../src/server/gateway.js';
 import {
   assertNoLeakedLoad,

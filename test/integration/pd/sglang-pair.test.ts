@@ -2,7 +2,7 @@
 // above 2^53 arriving exactly, and the decode stream relayed to the client.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { parseSseData } from '../../../src/sim/index.js';
+import { parseSseData } from '@switchyard/sim/testing';
 import { assertNoLeakedLoad } from '../../helpers/gateway.js';
 import { postJson } from '../../helpers/http.js';
 import { startPdSetup, type PdSetup } from '../../helpers/pd-fleet.js';

@@ -2,7 +2,8 @@
 // front of the decode's, streamed and not.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { parseSseData, startSimWorker } from '../../../src/sim/index.js';
+import { startSimWorker } from '@switchyard/sim';
+import { parseSseData } from '@switchyard/sim/testing';
 import { assertNoLeakedLoad } from '../../helpers/gateway.js';
 import { postJson } from '../../helpers/http.js';
 import { startPdSetup, type PdSetup } from '../../helpers/pd-fleet.js';

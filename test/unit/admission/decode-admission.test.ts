@@ -13,7 +13,7 @@ import {
   type DecodeClaim,
   type Timers,
 } from '../../../src/admission/decode-admission.js';
-import { seededRandom } from '../../../src/util/random.js';
+import { seededRandom } from '@switchyard/kit';
 import type { RegistryEvents } from '../../../src/workers/registry.js';
 import type { Worker } from '../../../src/workers/worker.js';
 import { testWorker } from '../../helpers/workers.js';

@@ -6,7 +6,7 @@ import { UsageError, parseFlags } from '../../../src/cli/flag-parser.js';
 import { GATEWAY_FLAGS } from '../../../src/config/gateway-flags.js';
 import { buildConfig } from '../../../src/config/validate.js';
 import { parseWorkerSpec } from '../../../src/workers/spec.js';
-import { MAX_TIMER_MS, MAX_TIMER_SECS } from '../../../src/util/timer-limit.js';
+import { MAX_TIMER_MS, MAX_TIMER_SECS } from '@switchyard/kit';
 
 /**
  * Every flag that is a duration, found by its name, so a new one cannot be added unbounded. SMG

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { keepAliveMsFor } from '../../../src/upstream/pools.js';
-import { MAX_TIMER_MS } from '../../../src/util/timer-limit.js';
+import { MAX_TIMER_MS } from '@switchyard/kit';
 import { MIN_PROBE_DELAY_MS, probeDelayMs } from '../../../src/workers/health.js';
 
 void describe('zero values', () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_LEAST_LOAD_PARAMS } from '../../../src/policies/least-load-scorer.js';
 import { LEAST_LOAD_SAMPLE, LeastLoadPolicy } from '../../../src/policies/least-load.js';
-import { seededRandom } from '../../../src/util/random.js';
+import { seededRandom } from '@switchyard/kit';
 import { candidateSet } from '../../../src/workers/candidate-set.js';
 import type { Worker } from '../../../src/workers/worker.js';
 import { testWorker } from '../../helpers/workers.js';

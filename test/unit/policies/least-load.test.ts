@@ -6,7 +6,7 @@ import {
   type LeastLoadParams,
 } from '../../../src/policies/least-load-scorer.js';
 import { LeastLoadPolicy } from '../../../src/policies/least-load.js';
-import { seededRandom, type Random } from '../../../src/util/random.js';
+import { seededRandom, type Random } from '@switchyard/kit';
 import type { Worker } from '../../../src/workers/worker.js';
 import { testWorker } from '../../helpers/workers.js';
 import { holdLoad, openCircuitWorker, snapshot } from './policy-fixtures.js';

@@ -4,7 +4,7 @@ import { GatewayMetrics } from '../../../src/observability/metrics.js';
 import { DEFAULT_POLICY_CONFIG, type PolicyConfig } from '../../../src/policies/policy-config.js';
 import type { PolicyDeps } from '../../../src/policies/registry.js';
 import type { Clock } from '../../../src/util/clock.js';
-import { seededRandom } from '../../../src/util/random.js';
+import { seededRandom } from '@switchyard/kit';
 import type { RankLoad, WorkerLoadSnapshot } from '../../../src/workers/load-snapshot.js';
 import { CircuitBreaker } from '../../../src/workers/circuit-breaker.js';
 import type { Worker } from '../../../src/workers/worker.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayMetrics } from '../../../src/observability/metrics.js';
 import { PowerOfTwoPolicy } from '../../../src/policies/power-of-two.js';
-import { seededRandom } from '../../../src/util/random.js';
+import { seededRandom } from '@switchyard/kit';
 import { WorkerRegistry } from '../../../src/workers/registry.js';
 import { testWorker } from '../../helpers/workers.js';
 import { holdLoad, snapshot } from './policy-fixtures.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PowerOfTwoPolicy } from '../../../src/policies/power-of-two.js';
-import { seededRandom } from '../../../src/util/random.js';
+import { seededRandom } from '@switchyard/kit';
 import type { Worker } from '../../../src/workers/worker.js';
 import { testWorker } from '../../helpers/workers.js';
 import { holdLoad, openCircuitWorker, snapshot } from './policy-fixtures.js';

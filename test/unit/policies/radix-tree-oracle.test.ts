@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RadixTree, type RadixNodeView } from '../../../src/policies/radix-tree.js';
-import { seededRandom, type Random } from '../../../src/util/random.js';
+import { seededRandom, type Random } from '@switchyard/kit';
 import { fakeClock } from './policy-fixtures.js';
 
 const TENANTS = ['w0', 'w1', 'w2', 'w3', 'w4'];

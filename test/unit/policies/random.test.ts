@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RandomPolicy } from '../../../src/policies/random.js';
-import type { Random } from '../../../src/util/random.js';
-import { randomIndex, seededRandom } from '../../../src/util/random.js';
+import type { Random } from '@switchyard/kit';
+import { randomIndex, seededRandom } from '@switchyard/kit';
 import type { Worker } from '../../../src/workers/worker.js';
 import { testWorker } from '../../helpers/workers.js';
 import { candidateSet } from '../../../src/workers/candidate-set.js';

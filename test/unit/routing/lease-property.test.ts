@@ -10,7 +10,7 @@ import { GatewayError } from '../../../src/errors/gateway-error.js';
 import type { Answer } from '../../../src/routing/answer.js';
 import { withRetry } from '../../../src/routing/retry.js';
 import { writeAnswer } from '../../../src/server/write-answer.js';
-import { seededRandom, type Random } from '../../../src/util/random.js';
+import { seededRandom, type Random } from '@switchyard/kit';
 import { LeaseLog, testAnswer } from '../../helpers/answers.js';
 
 type AttemptKind = 'final_answer' | 'retryable_answer' | 'retryable_error' | 'final_error';

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import type { Answer } from '../../../src/routing/answer.js';
 import { backoffMs, withRetry, type RetryConfig } from '../../../src/routing/retry.js';
-import { seededRandom } from '../../../src/util/random.js';
+import { seededRandom } from '@switchyard/kit';
 import { LeaseLog, testAnswer } from '../../helpers/answers.js';
 
 const cfg: RetryConfig = {

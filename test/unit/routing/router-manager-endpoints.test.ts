@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { RouterManager } from '../../../src/routing/router-manager.js';
-import { seededRandom } from '../../../src/util/random.js';
+import { seededRandom } from '@switchyard/kit';
 import { WorkerRegistry } from '../../../src/workers/registry.js';
 import { GatewayMetrics } from '../../../src/observability/metrics.js';
 import { ctxFor, FakeRouter, harness } from './router-manager-fixtures.js';

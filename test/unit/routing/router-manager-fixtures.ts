@@ -7,7 +7,7 @@ import type { Endpoint, RequestContext } from '../../../src/routing/request-cont
 import type { RouterType } from '../../../src/routing/router.js';
 import { RouterManager, type ManagedRouter } from '../../../src/routing/router-manager.js';
 import type { PdWeightMode, RouterWeights } from '../../../src/routing/router-weights.js';
-import { seededRandom } from '../../../src/util/random.js';
+import { seededRandom } from '@switchyard/kit';
 import { WorkerRegistry } from '../../../src/workers/registry.js';
 import type { Worker, WorkerInit, WorkerType } from '../../../src/workers/worker.js';
 import { testWorker } from '../../helpers/workers.js';

@@ -10,7 +10,7 @@ import {
   routerWeights,
   stickyPoint,
 } from '../../../src/routing/router-weights.js';
-import { seededRandom } from '../../../src/util/random.js';
+import { seededRandom } from '@switchyard/kit';
 import { assertShare } from './router-manager-fixtures.js';
 
 const all = (): boolean => true;

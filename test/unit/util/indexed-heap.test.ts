@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IndexedHeap } from '../../../src/util/indexed-heap.js';
-import { randomIndex, seededRandom } from '../../../src/util/random.js';
+import { randomIndex, seededRandom } from '@switchyard/kit';
 
 interface Item {
   id: number;

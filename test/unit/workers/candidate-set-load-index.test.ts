@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Lease } from '../../../src/admission/lease.js';
 import { GatewayMetrics } from '../../../src/observability/metrics.js';
-import { randomIndex, seededRandom } from '../../../src/util/random.js';
+import { randomIndex, seededRandom } from '@switchyard/kit';
 import { candidateSet } from '../../../src/workers/candidate-set.js';
 import { WorkerRegistry } from '../../../src/workers/registry.js';
 import type { Worker } from '../../../src/workers/worker.js';

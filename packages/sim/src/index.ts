@@ -1,0 +1,38 @@
+// Public API of the engine simulator (`switchyard sim`, `switchyard demo` and the gateway's tests).
+// The simulator imports no gateway code and runs standalone.
+//
+// Starting workers:
+//   startSimWorker(opts)            one worker (SimWorkerOptions; engine 'canned' by default)
+//   startSimFleet(count, opts)      `count` identical workers on consecutive or ephemeral ports
+//   startSimFleetFromSpec(spec)     a mixed fleet (roles, runtimes, windows); returns a SimFleet
+//   simDemoFleetSpec(shape)         the demo's PD-shaped spec: 2 regular + 1 prefill + 1 decode
+//                                   SGLang workers on the realistic engine, e.g.
+//                                     const fleet = await startSimFleetFromSpec(simDemoFleetSpec());
+//                                     const [p] = fleet.byRole('prefill'); // p.url, p.bootstrapPort
+//   loadSimFleetFile(path)          reads a JSON or YAML fleet file into a spec
+//   runSimCommand(argv, io)         the `switchyard sim` command
+// Test helpers (waitForStats, parseSseData, simPost) are in '@switchyard/sim/testing', so they do
+// not ship in the product's entry point. Every worker serves GET /sim/stats and POST /sim/faults.
+export type {
+  SimEngineKind,
+  SimFaults,
+  SimKvConnector,
+  SimRole,
+  SimRuntime,
+  SimStats,
+  SimWorker,
+  SimWorkerOptions,
+} from './options.js';
+export type { SimFleetOptions } from './fleet.js';
+export type { SimDemoShape, SimFleet, SimFleetGroup, SimFleetSpec } from './fleet-spec.js';
+export type { SimCommandIo } from './cli.js';
+export { startSimWorker } from './http-server.js';
+export { startSimFleet } from './fleet.js';
+export {
+  loadSimFleetFile,
+  parseFleetSpec,
+  simDemoFleetSpec,
+  startSimFleetFromSpec,
+} from './fleet-spec.js';
+export { runSimCommand } from './cli.js';
+export { ScaledClock } from './clock.js';
