@@ -1,7 +1,7 @@
 // Child processes for benchmarks: every child runs in its own process group (detached), so that
 // one kill reaches everything it forked (nginx's worker, a shell's children), and every group is
 // killed when this process ends, whether by success, exception, SIGINT or SIGTERM. CPU time is
-// read from /proc/<pid>/stat (utime + stime, all threads) as in the proxy anchors' method.
+// read from /proc/<pid>/stat (utime + stime, all threads).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';

@@ -1,7 +1,7 @@
 // nginx and haproxy as reference reverse proxies. Binaries come from PATH, or else from Debian's
 // packages unpacked into .tmp/tools (apt-get download + dpkg -x): that needs no service start, no
-// init system and no port 80, unlike `apt-get install`. Configs follow the measured anchors
-// (../shared/reference/proxy-anchors.md §5.3, §5.4), with the whole fleet as upstream servers.
+// init system and no port 80, unlike `apt-get install`. The configs are those docs/benchmarks.md
+// lists, with the whole fleet as upstream servers.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { startProcess, type Managed } from '../lib/proc.js';
@@ -84,8 +84,8 @@ export function ensureProxies(): { nginx: Tool; haproxy: Tool } {
 const hostPort = (url: string): string => new URL(url).host;
 
 /**
- * nginx as in the anchors, with `keepalive 256`: the anchors showed `keepalive 64` below the
- * client concurrency makes nginx churn upstream connections, which is a config trap, not a cost.
+ * nginx with one worker process and `keepalive 256`: `keepalive 64` below the client concurrency
+ * was measured to make nginx churn upstream connections, which is a config trap, not a cost.
  * Upstream keep-alive is 4 s, below the simulator's 5 s, so nginx never reuses a closing socket.
  */
 export function startNginx(
@@ -136,7 +136,7 @@ ${upstreams.map((u) => `    server ${hostPort(u)};`).join('\n')}
   );
 }
 
-/** haproxy as in the anchors (one thread, `http-reuse always`) plus http-no-delay for SSE, round robin. */
+/** haproxy with one thread, `http-reuse always`, http-no-delay for SSE, and round robin. */
 export function startHaproxy(
   tool: Tool,
   dir: string,

@@ -1,6 +1,6 @@
 // Medians over reps, the per-workload tables and the headline ratios of the overhead benchmark.
 // Each metric's median is taken on its own (the run with the median req/s need not hold the
-// median p99), which is what "medians of n runs" means in the proxy anchors too.
+// median p99), which is what "medians of n runs" means.
 import type { LoadSummary } from '../lib/loadgen.js';
 import { median, round } from '../lib/stats.js';
 import { delta, fmt, printTable, ratio } from '../lib/table.js';
@@ -216,7 +216,8 @@ export function report(
     rows,
   );
 
-  // CPU per relayed SSE event: (stream CPU/req − small CPU/req) ÷ events, as in the anchors §3.
+  // CPU per relayed SSE event: (stream CPU/req − small CPU/req) ÷ (events − 1), as
+  // docs/benchmarks.md defines it.
   const small = workloads.find((w) => !w.stream && w.name === 'small');
   const stream = workloads.find((w) => w.stream);
   if (small && stream) {

@@ -4,10 +4,10 @@
 // and open loop below saturation for latency without queueing) and 200-token streams.
 //
 // Pinning (when taskset exists): the proxy under test gets CPU 0 to itself; the load generator
-// (this process) and the simulator share CPU 1, as in the proxy anchors. Proxy CPU per request is
-// therefore clean, while req/s is bounded by CPU 1 for the light proxies: read the core-use
-// columns before reading req/s. Runs are interleaved (rep -> workload -> path, path order rotated
-// per rep) and medians of the reps are reported, since the machine is shared and noisy.
+// (this process) and the simulator share CPU 1. Proxy CPU per request is therefore clean, while
+// req/s is bounded by CPU 1 for the light proxies: read the core-use columns before reading req/s.
+// Runs are interleaved (rep -> workload -> path, path order rotated per rep) and medians of the
+// reps are reported, since the machine is shared and noisy.
 //
 //   node --import tsx bench/overhead/run.ts            (~4 min; writes bench/results/overhead.json)
 //   OVERHEAD_REPS=1 OVERHEAD_SECONDS=2 ...             (quick look)

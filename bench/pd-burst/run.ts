@@ -1,6 +1,6 @@
-// Seed 001's burst, full size: 64 TokenSpeed-style PD requests at one decode whose running
-// window is 16, with TokenSpeed's 120 s bootstrap deadline and the 300 s decode deadline, run on
-// the simulator at time scale 0.01 (every duration 100x shorter; the table reports simulated
+// The PD burst of SMG PR #2466, full size: 64 TokenSpeed-style PD requests at one decode whose
+// running window is 16, with TokenSpeed's 120 s bootstrap deadline and the 300 s decode deadline,
+// run on the simulator at time scale 0.01 (every duration 100x shorter; the table reports simulated
 // seconds). Decode admission off (what SMG does) vs on, side by side in one run.
 //
 //   node --import tsx bench/pd-burst/run.ts [--burst 64] [--window 16] [--tokens 12000]

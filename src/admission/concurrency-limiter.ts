@@ -1,10 +1,9 @@
 /**
- * The gateway-wide concurrency limit (`--max-concurrent-requests`, SMG's legacy admission,
- * smg-core.md §5.4). Without a refill rate it is a concurrency cap: a permit is held for the
- * whole response and returned when it ends. With `--rate-limit-tokens-per-second` it is a token
- * bucket: permits are spent and come back only by refill. Waiters queue FIFO up to
- * `--queue-size` for at most `--queue-timeout-secs`; a waiter whose client leaves drops out.
- * Every rejection carries `Retry-After: 2`, as SMG.
+ * The gateway-wide concurrency limit (`--max-concurrent-requests`, SMG's legacy admission). Without
+ * a refill rate it is a concurrency cap: a permit is held for the whole response and returned when
+ * it ends. With `--rate-limit-tokens-per-second` it is a token bucket: permits are spent and come
+ * back only by refill. Waiters queue FIFO up to `--queue-size` for at most `--queue-timeout-secs`;
+ * a waiter whose client leaves drops out. Every rejection carries `Retry-After: 2`, as SMG.
  */
 import { GatewayError } from '../errors/gateway-error.js';
 import type { GatewayMetrics } from '../observability/metrics.js';

@@ -1,12 +1,13 @@
 /**
- * Decode admission (issue 7): never post more bootstrap rooms to a decode worker than its
- * running window can take. A burst wider than the window otherwise lets prefill rooms expire at
- * their bootstrap deadline while the decode has not reached them (pd-protocols.md §1.5-1.6).
+ * Decode admission: never post more bootstrap rooms to a decode worker than its running window can
+ * take. A burst wider than the window otherwise lets prefill rooms expire at their bootstrap
+ * deadline while the decode has not reached them.
  *
  * A request claims rooms before any leg is sent; the claim is a lease released when the decode
  * response has been relayed, or on error, client disconnect or retry. Check and claim run with
- * no `await` between them (architecture principle 1), so two racers for the last room cannot
- * both win. Rules, chosen to fix review findings 1, 4 and 5 of §3.B:
+ * no `await` between them, so two racers for the last room cannot both win. Rules, each fixing
+ * a flaw of the decode admission proposed for SMG in PR #2466 (a wide claim starved by
+ * single-room ones, a batch wider than the window refused for good, a non-retryable shed):
  *
  * - FIFO per worker, strict: a claim is granted on arrival only when nobody waits for that
  *   worker and its rooms are free; otherwise it queues. Only the head of the queue is ever
@@ -20,10 +21,10 @@
  *   WaitBudget shared by all attempts of one client request. When it runs out the request is
  *   shed with a retryable 503 so the retry executor re-selects another pair.
  *
- * Scope (item 7): claims are counted per gateway process. R replicas in front of one decode
- * worker may together post up to R x window rooms, and traffic sent to the engine directly is
- * not seen at all; the window is an estimate. Run one replica per decode pool, or set the
- * window label to window / R on each replica, until claims are shared through a store.
+ * Scope: claims are counted per gateway process. R replicas in front of one decode worker may
+ * together post up to R x window rooms, and traffic sent to the engine directly is not seen at all;
+ * the window is an estimate. Run one replica per decode pool, or set the window label to window / R
+ * on each replica, until claims are shared through a store.
  */
 import type { EventEmitter } from 'node:events';
 import { systemClock, type Clock } from '../util/clock.js';

@@ -1,6 +1,7 @@
 /**
  * The claim object of decode admission: rooms held on one decode worker, returned exactly once
- * whether the request ends, fails, retries or loses its client (architecture principle 2).
+ * whether the request ends, fails, retries or loses its client: a leaked claim would wedge the
+ * decode worker for good.
  */
 import type { Lease } from './lease.js';
 

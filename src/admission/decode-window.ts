@@ -8,7 +8,7 @@ import type { Worker } from '../workers/worker.js';
 
 /**
  * Labels naming the engine's running window, in order of authority: vLLM and TokenSpeed report
- * `max_num_seqs` as the real cap, SGLang reports `max_running_requests` (pd-protocols.md §3.B).
+ * `max_num_seqs` as the real cap, SGLang reports `max_running_requests`.
  */
 export const WINDOW_LABELS = ['max_num_seqs', 'max_running_requests'] as const;
 
@@ -30,8 +30,7 @@ export function windowOf(worker: Pick<Worker, 'labels'>): number | undefined {
 /**
  * How long one client request may still wait for decode room, summed over all of its attempts.
  * The caller creates one per client request and hands the same object to every attempt's claim,
- * so a retry waits only for what is left: max_retries attempts never multiply the wait (review
- * finding 1 of pd-protocols.md §3.B).
+ * so a retry waits only for what is left: max_retries attempts never multiply the wait.
  */
 export class WaitBudget {
   readonly initialMs: number;
@@ -74,7 +73,7 @@ export class WaitBudget {
 
 /**
  * Schedules the one timer a waiter needs, its budget deadline, and returns its cancel function.
- * Injected so tests fire deadlines by hand instead of sleeping (architecture principle 6).
+ * Injected so tests fire deadlines by hand instead of sleeping.
  */
 export interface Timers {
   set(fn: () => void, ms: number): () => void;
@@ -92,8 +91,8 @@ export const realTimers: Timers = {
 /**
  * Retry-After for a decode-window shed, in seconds: half the configured wait, at least 1. It is
  * derived from the wait budget because the budget is what just ran out (SMG used the unrelated
- * load-monitor interval, review finding 2): a window that stayed full for the whole wait is
- * worth retrying after a fraction of that same patience, and wait 0 still answers 1 s.
+ * load-monitor interval): a window that stayed full for the whole wait is worth retrying after a
+ * fraction of that same patience, and wait 0 still answers 1 s.
  */
 export function retryAfterSecs(budget: WaitBudget): number {
   return Math.max(1, Math.ceil(budget.initialMs / 2000));
@@ -105,7 +104,7 @@ export type ShedReason = 'budget' | 'removed' | 'unhealthy';
 /**
  * The decode-window shed. Code `no_available_workers` (503) as SMG's shed helper; retryable, so
  * the retry executor re-selects a different pair instead of answering a hard 503 while other
- * pairs are idle (review finding 1). The budget, not this error, stops retries from waiting again.
+ * pairs are idle. The budget, not this error, stops retries from waiting again.
  */
 export function windowShed(url: string, window: number, budget: WaitBudget): GatewayError {
   const spent =

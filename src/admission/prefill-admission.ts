@@ -1,7 +1,7 @@
 /**
- * Per-prefill-worker admission (seed 000, pd-protocols §3.A): at most `limit` client requests
- * in flight on each prefill worker; the rest wait in one bounded FIFO queue inside the gateway,
- * unbound to any worker, and go to whichever prefill worker frees first.
+ * Per-prefill-worker admission: at most `limit` client requests in flight on each prefill worker;
+ * the rest wait in one bounded FIFO queue inside the gateway, unbound to any worker, and go to
+ * whichever prefill worker frees first.
  *
  * Only the head of the queue places, and placing is one synchronous step (filter workers at the
  * limit, run the policy, reserve), so a stateful policy such as cache_aware never picks a worker

@@ -1,6 +1,6 @@
 /**
- * SMG's HTTP routes (model_gateway/src/server.rs `build_app` at f8daa883, per the compatibility
- * audit smg-compat.md §3) and what Switchyard does with each. Rendered into docs/compat.md.
+ * SMG's HTTP routes (model_gateway/src/server.rs `build_app` at f8daa883) and what Switchyard does
+ * with each. Rendered into docs/compat.md.
  */
 export type RouteStatus = 'same' | 'differs' | 'absent';
 

@@ -1,5 +1,5 @@
 /**
- * Every `switchyard launch` flag, named and defaulted as SMG's CLI (reference smg-core.md §2).
+ * Every `switchyard launch` flag, named and defaulted as SMG's CLI (`CliArgs`, main.rs).
  * The implemented ones are here (server, workers, PD) and in flags-routing.ts,
  * flags-resilience.ts and flags-serving.ts; later features add their flags there and their rules
  * to `validate.ts`. SMG flags that Switchyard accepts without effect, or refuses, have their own

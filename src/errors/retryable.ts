@@ -1,5 +1,5 @@
 /**
- * SMG's retryable statuses (smg-core.md §5.2): the one list the retry executor, the default
+ * SMG's retryable statuses (`is_retryable_status`): the one list the retry executor, the default
  * retryability of gateway errors and the circuit breaker's failure class all read.
  */
 // 508 (loop_detected) is deliberately absent: a retried loop would multiply, not recover.

@@ -1,6 +1,6 @@
 /**
- * Every Prometheus metric the gateway exports, defined in this one file with SMG's names,
- * labels and histogram buckets (smg-core.md §6). Each gateway owns its own Registry so that
+ * Every Prometheus metric the gateway exports, defined in this one file with SMG's names, labels
+ * and histogram buckets (`observability/metrics.rs`). Each gateway owns its own Registry so that
  * several gateways can live in one process (tests) without colliding.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';

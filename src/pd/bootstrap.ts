@@ -1,9 +1,9 @@
 /**
- * SGLang/TokenSpeed rendezvous fields (pd-protocols.md §1.1-1.4): `bootstrap_host`,
- * `bootstrap_port` (JSON null when unknown) and `bootstrap_room`, identical on both legs, with
- * per-item arrays and a fresh room per item for batches. Rooms are uniform in [0, 2^63-1] and
- * must reach the engine as exact JSON integers; a JS number keeps only 53 bits, so rooms live as
- * BigInt and are written into the serialized body as digits.
+ * SGLang/TokenSpeed rendezvous fields: `bootstrap_host`, `bootstrap_port` (JSON null when unknown)
+ * and `bootstrap_room`, identical on both legs, with per-item arrays and a fresh room per item for
+ * batches. Rooms are uniform in [0, 2^63-1] and must reach the engine as exact JSON integers; a JS
+ * number keeps only 53 bits, so rooms live as BigInt and are written into the serialized body as
+ * digits.
  */
 import { randomFillSync } from 'node:crypto';
 import { GatewayError } from '../errors/gateway-error.js';
@@ -32,9 +32,9 @@ export function mintRoom(): bigint {
 }
 
 /**
- * How many rendezvous a request needs: one per batch item (pd-protocols §1.3). `/generate`:
- * a `text` list, or `input_ids` as a list of lists; chat: `n > 1`; completions: a prompt array
- * of strings or of token lists (a flat token list is one prompt). Undefined = scalar fields.
+ * How many rendezvous a request needs: one per batch item. `/generate`: a `text` list, or
+ * `input_ids` as a list of lists; chat: `n > 1`; completions: a prompt array of strings or of token
+ * lists (a flat token list is one prompt). Undefined = scalar fields.
  */
 export function batchSize(endpoint: Endpoint, body: JsonObject): number | undefined {
   switch (endpoint) {

@@ -1,7 +1,7 @@
 /**
- * vLLM KV-connector handling (pd-protocols §2.2-2.3, §3.C): the connector mode comes from the
- * selected prefill worker's registration (`kv_connector`, `kv_engine_id`); NIXL params are
- * returned by the prefill and relayed verbatim; Mooncake params are minted by the gateway.
+ * vLLM KV-connector handling: the connector mode comes from the selected prefill worker's
+ * registration (`kv_connector`, `kv_engine_id`); NIXL params are returned by the prefill and
+ * relayed verbatim; Mooncake params are minted by the gateway.
  */
 import { randomUUID } from 'node:crypto';
 import type { Worker } from '../workers/worker.js';

@@ -1,8 +1,8 @@
 /**
- * Input-logprob merge for SGLang PD (pd-protocols §1.7): the prefill computed the prompt's
- * logprobs, the decode did not, so the prefill's `meta_info.input_token_logprobs` go in front
- * of the decode's. Only SGLang's `meta_info` shape is merged; OpenAI bodies pass unchanged.
- * This is the one place the gateway rewrites response chunks.
+ * Input-logprob merge for SGLang PD: the prefill computed the prompt's logprobs, the decode did
+ * not, so the prefill's `meta_info.input_token_logprobs` go in front of the decode's. Only SGLang's
+ * `meta_info` shape is merged; OpenAI bodies pass unchanged. This is the one place the gateway
+ * rewrites response chunks.
  */
 type Json = Record<string, unknown>;
 

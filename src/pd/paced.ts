@@ -1,10 +1,9 @@
 /**
- * Pacing a plan wider than the decode's running window (issue 7, review finding 4 of
- * pd-protocols §3.B): instead of refusing a batch that needs more rooms than the window can
- * ever hold, it is split into chunks of at most `window` items, sent one chunk at a time (each a
- * normal PD dispatch with fresh rooms, inside the request's one claim and one prefill slot), and
- * the answers are merged into the single response the client asked for. Non-streaming requests
- * only: a merged stream would need its events re-indexed on the fly.
+ * Pacing a plan wider than the decode's running window: instead of refusing a batch that needs more
+ * rooms than the window can ever hold, it is split into chunks of at most `window` items, sent one
+ * chunk at a time (each a normal PD dispatch with fresh rooms, inside the request's one claim and
+ * one prefill slot), and the answers are merged into the single response the client asked for.
+ * Non-streaming requests only: a merged stream would need its events re-indexed on the fly.
  */
 import { GatewayError } from '../errors/gateway-error.js';
 import { bufferAnswer, releaseLeases, type Answer } from '../routing/answer.js';
@@ -75,9 +74,9 @@ export function mergePlan(
 }
 
 /**
- * Sends the chunks one after another through `dispatchChunk` (a normal PD dispatch), reads
- * each answer whole, and returns one merged answer. A chunk that fails fails the request (not retried: earlier chunks already
- * ran on the decode).
+ * Sends the chunks one after another through `dispatchChunk` (a normal PD dispatch), reads each
+ * answer whole, and returns one merged answer. A chunk that fails fails the request (not retried:
+ * earlier chunks already ran on the decode).
  */
 export async function dispatchPaced(
   ctx: RequestContext,

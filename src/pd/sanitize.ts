@@ -1,9 +1,9 @@
 /**
- * The vLLM prefill probe (pd-protocols §2.2, §2.5): the original request made into a one-token,
- * non-streamed request that must stop on the length cap, because vLLM only returns KV handoff
- * params for a request that finished `length`. Better than SMG's HTTP sanitizer: `ignore_eos`
- * is forced and stops are removed, so a first token that happens to be a stop does not lose
- * the handoff (and silently make the decode recompute).
+ * The vLLM prefill probe: the original request made into a one-token, non-streamed request that
+ * must stop on the length cap, because vLLM only returns KV handoff params for a request that
+ * finished `length`. Better than SMG's HTTP sanitizer: `ignore_eos` is forced and stops are
+ * removed, so a first token that happens to be a stop does not lose the handoff (and silently make
+ * the decode recompute).
  */
 import type { Endpoint } from '../routing/request-context.js';
 import type { JsonObject } from '../server/body.js';

@@ -1,9 +1,9 @@
 /**
- * vLLM PD (pd-protocols §2, §3.C-D): no rendezvous, so the legs run in sequence. A sanitized
- * one-token probe goes to the prefill; its `kv_transfer_params` (NIXL, relayed verbatim) or
- * gateway-minted Mooncake params then ride on the original request to the decode. Fan-out
- * (`n > 1`) cannot share one handoff and goes to the decode alone. Each leg's outcome is
- * recorded against its own worker only; a leg never contacted records nothing.
+ * vLLM PD: no rendezvous, so the legs run in sequence. A sanitized one-token probe goes to the
+ * prefill; its `kv_transfer_params` (NIXL, relayed verbatim) or gateway-minted Mooncake params then
+ * ride on the original request to the decode. Fan-out (`n > 1`) cannot share one handoff and goes
+ * to the decode alone. Each leg's outcome is recorded against its own worker only; a leg never
+ * contacted records nothing.
  */
 import type { Lease } from '../admission/lease.js';
 import type { Answer } from '../routing/answer.js';

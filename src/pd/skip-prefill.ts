@@ -1,9 +1,9 @@
 /**
- * Whether a PD request skips the prefill leg (seed 003, pd-protocols §3.D). A fan-out request
- * (`n > 1`) cannot use the single-consumer KV handoff (the first sample to finish would free the
- * blocks under its siblings), so it goes to the decode worker alone, unless the prefill leg is
- * needed for something else: an encode leg feeding it, multimodal inputs that ride only on the
- * prefill leg, or Mooncake, whose decode is pointed at the prefill's bootstrap address anyway.
+ * Whether a PD request skips the prefill leg. A fan-out request (`n > 1`) cannot use the
+ * single-consumer KV handoff (the first sample to finish would free the blocks under its siblings),
+ * so it goes to the decode worker alone, unless the prefill leg is needed for something else: an
+ * encode leg feeding it, multimodal inputs that ride only on the prefill leg, or Mooncake, whose
+ * decode is pointed at the prefill's bootstrap address anyway.
  */
 export type KvConnectorMode = 'nixl' | 'mooncake' | 'passthrough';
 

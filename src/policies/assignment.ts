@@ -1,7 +1,7 @@
 /**
  * How the manual policy and the sticky override pick a worker for a key that has none
- * (`--assignment-mode`, smg-core.md §4.9). `delegate` is handled by the caller: inside manual it
- * means min_load, for the sticky override it means "ask the wrapped policy".
+ * (`--assignment-mode`). `delegate` is handled by the caller: inside manual it means min_load, for
+ * the sticky override it means "ask the wrapped policy".
  */
 import { randomIndex, type Random } from '@switchyard/kit';
 import type { Worker } from '../workers/worker.js';

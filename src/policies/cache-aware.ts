@@ -1,7 +1,7 @@
 /**
- * cache_aware (SMG `cache_aware.rs`, smg-core.md §4.6): route a prompt to a worker that
- * probably holds its prefix in KV cache, judged by a per-model radix tree of what was sent
- * where, unless that would pile load onto one worker.
+ * cache_aware (SMG `cache_aware.rs`): route a prompt to a worker that probably holds its prefix in
+ * KV cache, judged by a per-model radix tree of what was sent where, unless that would pile load
+ * onto one worker.
  *
  * Per request, over the available workers (ready, circuit allows, not overloaded):
  *  1. read the mean in-flight load and the min-load worker, keyed `(load, processed, index)`,

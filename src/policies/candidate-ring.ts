@@ -1,11 +1,11 @@
 /**
- * The hash ring of one policy's candidate set (SMG keeps one ring per model in the registry and
- * updates it on membership change, smg-core.md §4.1 and §4.7). The registry publishes a new
- * `all` array only when membership changes, so a request with the array the ring was built from
- * costs one identity compare; another array (membership changed, or a list narrowed by the
- * caller) is compared worker by worker, and the ring is only touched when membership differs:
- * incrementally for a few changes, rebuilt for many. Ring members are worker keys (the URL,
- * `url@rank` for a DP-aware worker, so ranks sharing one URL still get distinct ring positions).
+ * The hash ring of one policy's candidate set (SMG's `WorkerRegistry` keeps one ring per model and
+ * updates it on membership change). The registry publishes a new `all` array only when membership
+ * changes, so a request with the array the ring was built from costs one identity compare; another
+ * array (membership changed, or a list narrowed by the caller) is compared worker by worker, and
+ * the ring is only touched when membership differs: incrementally for a few changes, rebuilt for
+ * many. Ring members are worker keys (the URL, `url@rank` for a DP-aware worker, so ranks sharing
+ * one URL still get distinct ring positions).
  */
 import { sameWorkers } from '../workers/candidate-set.js';
 import type { Worker } from '../workers/worker.js';

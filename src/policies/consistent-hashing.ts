@@ -1,5 +1,5 @@
 /**
- * consistent_hashing (SMG `consistent_hashing.rs`, smg-core.md §4.7). Priority:
+ * consistent_hashing (SMG `consistent_hashing.rs`). Priority:
  *   1. `x-smg-target-worker`: that candidate if it is eligible, otherwise no worker at all (the
  *      request fails; SMG deliberately has no fallback, so a pinned client sees the failure);
  *   2. the routing key (`x-smg-routing-key` or the configured headers): ring lookup;

@@ -1,10 +1,10 @@
 /**
- * Consistent-hash ring (SMG `worker/hash_ring.rs`, smg-core.md §4.7): 150 virtual nodes per
- * member at `hash("{member}#{vnode}")`, kept sorted; a lookup binary-searches the first position
- * at or after `hash(key)` and walks clockwise to the first member the caller accepts. SMG hashes
- * with blake3; this ring uses SHA-256 (see hash.ts), so placements differ from SMG's while the
- * properties that matter hold: adding an (N+1)th member moves about 1/(N+1) of the keys, and
- * removing one moves only the keys it owned.
+ * Consistent-hash ring (SMG `worker/hash_ring.rs`): 150 virtual nodes per member at
+ * `hash("{member}#{vnode}")`, kept sorted; a lookup binary-searches the first position at or after
+ * `hash(key)` and walks clockwise to the first member the caller accepts. SMG hashes with blake3;
+ * this ring uses SHA-256 (see hash.ts), so placements differ from SMG's while the properties that
+ * matter hold: adding an (N+1)th member moves about 1/(N+1) of the keys, and removing one moves
+ * only the keys it owned.
  */
 import { ringPosition } from './hash.js';
 

@@ -1,9 +1,9 @@
 /**
- * Hashes for the hash-based policies. SMG places ring nodes with blake3 and hashes prefix_hash
- * keys with xxh3_64 (smg-core.md §4.7, §4.8); Node 20 ships neither, so Switchyard uses SHA-256
- * (native, in `crypto`) for ring positions and FNV-1a 64 (hand-written, allocation-free) for
- * prefix keys. Worker placement therefore differs from SMG's; what matters is that it is stable
- * across restarts and replicas and moves few keys on membership change, which both hashes give.
+ * Hashes for the hash-based policies. SMG places ring nodes with blake3 and hashes prefix_hash keys
+ * with xxh3_64; Node 20 ships neither, so Switchyard uses SHA-256 (native, in `crypto`) for ring
+ * positions and FNV-1a 64 (hand-written, allocation-free) for prefix keys. Worker placement
+ * therefore differs from SMG's; what matters is that it is stable across restarts and replicas and
+ * moves few keys on membership change, which both hashes give.
  */
 import { hash } from 'node:crypto';
 

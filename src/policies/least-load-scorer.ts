@@ -1,5 +1,5 @@
 /**
- * The least_load score (SMG `least_load.rs`, smg-core.md §4.5), shared with power_of_two.
+ * The least_load score (SMG `least_load.rs`), shared with power_of_two.
  * Lower is better; the unit is seconds of expected wait:
  *
  *   score = (queued_tokens + inflight_tokens) / throughput + λ · k / (1 − k)

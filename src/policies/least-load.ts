@@ -1,9 +1,9 @@
 /**
- * least_load (SMG `least_load.rs`, smg-core.md §4.5): the available worker with the lowest
- * expected wait (least-load-scorer.ts), ties broken uniformly at random by reservoir sampling.
- * The chosen worker's since-poll tally is credited at once, so the next selection before the
- * next load report already sees it. Its processed counter is incremented by the load lease the
- * router takes (`Worker.acquireLoad`), not here, so it is not counted twice.
+ * least_load (SMG `least_load.rs`): the available worker with the lowest expected wait
+ * (least-load-scorer.ts), ties broken uniformly at random by reservoir sampling. The chosen
+ * worker's since-poll tally is credited at once, so the next selection before the next load report
+ * already sees it. Its processed counter is incremented by the load lease the router takes
+ * (`Worker.acquireLoad`), not here, so it is not counted twice.
  *
  * In-flight tokens per dispatch are p̄: SMG uses the real token count only on gRPC, and this
  * gateway routes HTTP (the `x-smg-routing-tokens` hint may be a truncated head, so it is not a

@@ -1,9 +1,9 @@
 /**
- * manual (SMG `manual.rs`, smg-core.md §4.9): sticky sessions by routing key. Unlike
- * consistent_hashing, adding workers never moves a session; a session moves only when its
- * workers are unavailable, and keeps up to two workers for fast failover. Requests without a
- * key are assigned per mode (`no_routing_id`). The mode defaults to `random`; `delegate` has no
- * inner policy here and behaves as `min_load`, as SMG.
+ * manual (SMG `manual.rs`): sticky sessions by routing key. Unlike consistent_hashing, adding
+ * workers never moves a session; a session moves only when its workers are unavailable, and keeps
+ * up to two workers for fast failover. Requests without a key are assigned per mode
+ * (`no_routing_id`). The mode defaults to `random`; `delegate` has no inner policy here and behaves
+ * as `min_load`, as SMG.
  * Cost: O(1) for a known key and for `random` assignment; `min_load` and `min_group` assignment
  * compare every available worker (O(n)), only when a key is new or its workers are gone.
  */

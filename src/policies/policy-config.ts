@@ -1,6 +1,6 @@
 /**
- * The knobs every policy reads, with SMG's CLI defaults (smg-core.md §2). Built from the
- * gateway config in one place so policies never see the whole config.
+ * The knobs every policy reads, with SMG's CLI defaults. Built from the gateway config in one place
+ * so policies never see the whole config.
  */
 import type { GatewayConfig } from '../config/schema.js';
 import type { AssignmentMode } from './names.js';

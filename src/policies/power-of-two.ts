@@ -1,10 +1,10 @@
 /**
- * power_of_two (SMG `power_of_two.rs`, smg-core.md §4.4): two distinct random available
- * workers, `i1 = rand(n)`, `i2 = (i1 + 1 + rand(n − 1)) % n`; the one with the lower least_load
- * score wins, a tie is a coin flip. The scorer runs with SMG's default parameters (λ 0.15,
- * p̄ 1024, throughput 2000, no waiting cap): SMG does not pass the `--least-load-*` knobs here.
- * The winner's since-poll tally is credited as in least_load, so a burst between two load
- * reports does not keep picking the same worker of a pair.
+ * power_of_two (SMG `power_of_two.rs`): two distinct random available workers, `i1 = rand(n)`,
+ * `i2 = (i1 + 1 + rand(n − 1)) % n`; the one with the lower least_load score wins, a tie is a coin
+ * flip. The scorer runs with SMG's default parameters (λ 0.15, p̄ 1024, throughput 2000, no waiting
+ * cap): SMG does not pass the `--least-load-*` knobs here. The winner's since-poll tally is
+ * credited as in least_load, so a burst between two load reports does not keep picking the same
+ * worker of a pair.
  *
  * O(1): two picks from the registry's available list. The fleet view (needed only to score a
  * worker without an engine report) is cached until the available list or a report changes.

@@ -1,6 +1,6 @@
 /**
- * prefix_hash (SMG `prefix_hash.rs`, smg-core.md §4.8): a cheap stand-in for cache_aware that
- * hashes the request's head onto the consistent-hash ring, with a bounded-load check.
+ * prefix_hash (SMG `prefix_hash.rs`): a cheap stand-in for cache_aware that hashes the request's
+ * head onto the consistent-hash ring, with a bounded-load check.
  *
  * Key: the routing key if present; else the first `prefixTokenCount` tokens; else the first
  * `prefixTokenCount × 4` characters of the routing text (UTF-16 code units here). SMG hashes the

@@ -1,8 +1,7 @@
 /**
- * The multi-tenant character radix tree behind cache_aware (SMG `kv_index::StringTree`,
- * smg-core.md §4.6 and §9.2). Each node holds an edge label, its children by first character,
- * and for every tenant (worker key) that inserted a string through it, that tenant's last
- * access time from the injected clock.
+ * The multi-tenant character radix tree behind cache_aware (SMG `kv_index::StringTree`). Each node
+ * holds an edge label, its children by first character, and for every tenant (worker key) that
+ * inserted a string through it, that tenant's last access time from the injected clock.
  *
  * Invariants (checked by the oracle test): a tenant on a node is on every ancestor (prefix
  * closure); a tenant's char count is the sum of the label lengths of its nodes, which equals the

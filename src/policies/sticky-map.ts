@@ -1,6 +1,6 @@
 /**
  * The sticky routing-key map shared by the manual policy and `--routing-key-override`
- * (SMG `manual.rs`, smg-core.md §4.9): key → up to two candidate workers and a last-access time.
+ * (SMG `manual.rs`): key → up to two candidate workers and a last-access time.
  *
  * - A known key goes to its first available candidate (`occupied_hit`); if none is available a
  *   new worker is assigned and appended, dropping the oldest past two (`occupied_miss`).

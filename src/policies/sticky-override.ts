@@ -1,9 +1,9 @@
 /**
- * `--routing-key-override` (smg-core.md §4.9): the manual policy's sticky map on top of any
- * policy. The key is the body `rid` with its turn and retry suffixes stripped (`conv_t2_r1` →
- * `conv`), so every turn and retry of a conversation lands where its KV cache is; else the
- * routing key from the headers. The default mode is `delegate`: a new key is routed by the
- * wrapped policy and then pinned. A request with no key goes straight to the wrapped policy.
+ * `--routing-key-override`: the manual policy's sticky map on top of any policy. The key is the
+ * body `rid` with its turn and retry suffixes stripped (`conv_t2_r1` → `conv`), so every turn and
+ * retry of a conversation lands where its KV cache is; else the routing key from the headers. The
+ * default mode is `delegate`: a new key is routed by the wrapped policy and then pinned. A request
+ * with no key goes straight to the wrapped policy.
  */
 import type { Counter } from 'prom-client';
 import type { GatewayMetrics } from '../observability/metrics.js';

@@ -1,5 +1,5 @@
 /**
- * SMG's overload shed at selection (smg-core.md §5.4): when every candidate for the model is
+ * SMG's overload shed at selection (`overload.rs`): when every candidate for the model is
  * vetoed by overload protection, answer 503 at once with Retry-After (the load-monitor interval,
  * when the veto can next change) and mark it non-retryable, since retrying only adds load.
  * An empty pool is not a shed. SMG's second check "at dispatch" cannot trigger here: selection

@@ -1,7 +1,7 @@
 /**
- * SMG's retry rules (smg-core.md §5.2): `maxAttempts` counts every send, the first included;
- * retryable statuses are 408/429/500/502/503/504 plus transport failures; a response marked
- * non-retryable (an overload shed) is final; backoff before attempt i+1 is
+ * SMG's retry rules (`routers/common/retry.rs`): `maxAttempts` counts every send, the first
+ * included; retryable statuses are 408/429/500/502/503/504 plus transport failures; a response
+ * marked non-retryable (an overload shed) is final; backoff before attempt i+1 is
  * min(initial * multiplier^i, max) with ±jitter. The decorator itself holds no lease: an attempt
  * that throws has released its own, and a discarded answer's are released before the sleep.
  */

@@ -1,9 +1,9 @@
 /**
- * The IGW (`--enable-igw`) router manager: every router kind exists at once, and each request
- * goes to one of them with probability proportional to the capacity the request's model has
- * in that router's workers (pd-protocols.md §3.E, smg-core.md §1.2). Operators move a model
- * from regular to PD serving (and back) by adding and removing workers; traffic follows the
- * workers that are actually available instead of flipping when the first PD worker appears.
+ * The IGW (`--enable-igw`) router manager: every router kind exists at once, and each request goes
+ * to one of them with probability proportional to the capacity the request's model has in that
+ * router's workers (SMG `router_manager.rs`). Operators move a model from regular to PD serving
+ * (and back) by adding and removing workers; traffic follows the workers that are actually
+ * available instead of flipping when the first PD worker appears.
  *
  * Differences from SMG, all deliberate: only available workers count (SMG counted dead ones);
  * PD weight is 2·min(P, D) by default; a router is never picked for an endpoint it cannot

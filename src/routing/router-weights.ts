@@ -1,7 +1,7 @@
 /**
  * The arithmetic of IGW router choice, kept pure so it is tested without a gateway: per-router
  * weights from a model's available worker counts, which endpoints each router serves, and the
- * weighted pick (pd-protocols.md §3.E, SMG `router_manager.rs::pick_router_by_weights`).
+ * weighted pick (SMG `router_manager.rs::pick_router_by_weights`).
  *
  * Every table is keyed by `RouterType`, so adding a router kind (gRPC regular/PD/EPD) fails to
  * compile until it has a weight rule, its worker types, its endpoint support and a walk position.

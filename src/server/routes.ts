@@ -1,5 +1,6 @@
 /**
- * The route table: method + path -> handler, with the auth class of each route (SMG §3).
+ * The route table: method + path -> handler, with the auth class of each route, as SMG's
+ * `server.rs::build_app`.
  * A known path with the wrong method is 405; an unknown path is 404. `HEAD` runs the `GET`
  * route (axum's `get()` answers HEAD too); node:http drops the body of a HEAD response.
  */

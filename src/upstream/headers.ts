@@ -1,5 +1,5 @@
 /**
- * Which headers cross the gateway, in each direction (SMG header_utils rules, smg-core.md §3.5).
+ * Which headers cross the gateway, in each direction (SMG header_utils rules).
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 

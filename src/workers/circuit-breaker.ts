@@ -1,10 +1,10 @@
 /**
- * SMG's per-worker circuit breaker (smg-core.md §5.1): closed -> open after `failureThreshold`
- * consecutive failures; open -> half_open once `timeoutMs` has passed (checked lazily, on the
- * next state read, so it emits no event); half_open -> closed after `successThreshold`
- * successes, back to open on any failure. Failures are consecutive only (SMG never consults its
- * window setting either). Watchers (`onTransition`) hear every state change, the lazy one
- * included, so the registry can keep its lists of available workers current.
+ * SMG's per-worker circuit breaker (`worker/circuit_breaker.rs`): closed -> open after
+ * `failureThreshold` consecutive failures; open -> half_open once `timeoutMs` has passed (checked
+ * lazily, on the next state read, so it emits no event); half_open -> closed after
+ * `successThreshold` successes, back to open on any failure. Failures are consecutive only (SMG
+ * never consults its window setting either). Watchers (`onTransition`) hear every state change, the
+ * lazy one included, so the registry can keep its lists of available workers current.
  */
 import { RETRYABLE_STATUSES } from '../errors/retryable.js';
 import type { Clock } from '../util/clock.js';

@@ -1,5 +1,5 @@
 /**
- * SMG's worker status machine (smg-core.md §5.3), as a pure function so every transition is
+ * SMG's worker status machine (`compute_next_status`), as a pure function so every transition is
  * unit-tested without timers:
  *   pending  -> ready      after `success` consecutive successes
  *   pending  -> failed     after 10 x `failure` probes while pending

@@ -1,9 +1,9 @@
 /**
  * Polls every worker's engine load each `--load-monitor-interval` seconds and stores it on the
- * worker (SMG WorkerMonitor, smg-core.md §5.4): `/v1/loads`, falling back to `/metrics` once the
- * endpoint is known to be absent. Each report re-evaluates the overload veto and, with
- * `--engine-metrics`, the `smg_engine_*` gauges. A report older than three intervals is dropped,
- * so a worker whose polls fail looks "unknown", never idle.
+ * worker (SMG WorkerMonitor): `/v1/loads`, falling back to `/metrics` once the endpoint is known to
+ * be absent. Each report re-evaluates the overload veto and, with `--engine-metrics`, the
+ * `smg_engine_*` gauges. A report older than three intervals is dropped, so a worker whose polls
+ * fail looks "unknown", never idle.
  */
 import { request, type Dispatcher } from 'undici';
 import type { GatewayMetrics } from '../observability/metrics.js';

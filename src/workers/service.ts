@@ -1,7 +1,7 @@
 /**
  * The worker lifecycle behind `/workers` and `--worker-urls`: background registration jobs
  * (probe until the worker answers, discover its metadata, activate), updates, and removal
- * through `draining`. Replies and job records follow SMG's shapes (smg-core.md §3.4).
+ * through `draining`. Replies and job records follow SMG's shapes (`worker/service.rs`).
  */
 import type { Dispatcher } from 'undici';
 import type { Logger } from '../observability/logger.js';

@@ -82,7 +82,7 @@ export function modelInfoBody(info: WorkerInfo): unknown {
   };
 }
 
-/** SMG `GetLoadsResponse` (pd-protocols §1.9) for a single data-parallel rank. */
+/** The `/v1/loads` body SMG's load monitor reads (`GetLoadsResponse`), for one DP rank. */
 export function loadsBody(info: WorkerInfo, load: EngineLoad, pd: PdQueues): unknown {
   const total = load.running + load.waiting;
   const usage = tokenUsage(load);

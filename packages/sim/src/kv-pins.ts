@@ -1,5 +1,5 @@
-// vLLM prefill side of a KV handoff (pd-protocols §2). A prefill that finished on its length cap
-// keeps ("pins") its prompt's full KV blocks until the decode reads them or the abort timeout
+// vLLM prefill side of a KV handoff. A prefill that finished on its length cap keeps ("pins") its
+// prompt's full KV blocks until the decode reads them or the abort timeout
 // (VLLM_NIXL_ABORT_REQUEST_TIMEOUT / VLLM_MOONCAKE_ABORT_REQUEST_TIMEOUT, 480 s) frees them.
 //   NIXL (pull): the prefill returns block ids; the decode pulls by engine id + request id.
 //   Mooncake (push): the router mints a transfer_id for both legs; the decode queries it and is

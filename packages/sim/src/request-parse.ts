@@ -19,7 +19,7 @@ export interface PromptItem {
   keys: number[] | undefined;
 }
 
-/** SGLang PD fields, identical on both legs (pd-protocols §1.1); rooms are read from raw text. */
+/** SGLang PD fields, identical on both legs; rooms are read from raw text. */
 export interface BootstrapFields {
   host: unknown;
   port: unknown;

@@ -1,10 +1,10 @@
 // Defaults and validation of SimWorkerOptions. The realistic-engine defaults are SMG's mock
-// worker's (smg-core §8.1); PD deadlines are SGLang's and vLLM's engine defaults.
+// worker's (`crates/mock_worker`); PD deadlines are SGLang's and vLLM's engine defaults.
 import type { ResolvedSimOptions, SimWorkerOptions } from './options.js';
 import { SIM_ENGINES, SIM_KV_CONNECTORS, SIM_MAX_TOTAL_NUM_TOKENS, SIM_ROLES } from './options.js';
 import { SIM_RUNTIMES } from './options.js';
 
-/** SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT; TokenSpeed uses 120 s (seed #2466). */
+/** SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT's default; TokenSpeed's is 120 s (SMG PR #2466). */
 const BOOTSTRAP_TIMEOUT_SECS = { sglang: 300, tokenspeed: 120, vllm: 300 } as const;
 
 export function resolveSimOptions(opts: SimWorkerOptions = {}): ResolvedSimOptions {

@@ -5,7 +5,8 @@
 //   - the prefill ends otherwise     → a joined decode is answered 'aborted' at once;
 //   - the decode's join closes       → the prefill fails at once (room aborted).
 // A prefill that times out before any decode joined leaves nothing behind, so a decode joining
-// that room later waits for a prefill that never comes, and fails at its own deadline (seed 001).
+// that room later waits for a prefill that never comes, and fails at its own deadline: the
+// orphaned room a burst wider than the decode's running window leaves behind.
 
 export interface PrefillPeer {
   /** The decode of `room` joined. */

@@ -1,5 +1,5 @@
-// SGLang/TokenSpeed PD legs (pd-protocols §1.5). The router sends the same request to both legs
-// at once with `bootstrap_host`, `bootstrap_port` and `bootstrap_room` (arrays for batches).
+// SGLang/TokenSpeed PD legs. The router sends the same request to both legs at once with
+// `bootstrap_host`, `bootstrap_port` and `bootstrap_room` (arrays for batches).
 //   Prefill: registers its rooms and waits for the decode peers (bootstrap queue) up to the
 //   bootstrap timeout; then computes the prompt, hands the KV over and answers one token.
 //   Decode: queues for a slot of its running window (pre-allocation), then joins every room on
@@ -121,7 +121,8 @@ export class SglangDecodeLeg implements PdLeg {
   onAdmitted(host: PdHost): void {
     this.host = host;
     // The waiting deadline starts at pre-allocation, not at arrival: a decode that queued behind
-    // its window still gets the full timeout once it finally joins (seed 001's second timeout).
+    // its window still gets the full timeout once it finally joins, so a burst's orphaned decodes
+    // fail a whole waiting timeout after they join, not after they arrive.
     this.timer = this.clock.setTimer(this.timeoutSecs * 1000, this.onDeadline);
     for (const t of this.targets) {
       const hostPart = t.host.includes(':') && !t.host.startsWith('[') ? `[${t.host}]` : t.host;

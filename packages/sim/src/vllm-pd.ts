@@ -1,8 +1,8 @@
-// vLLM PD legs (pd-protocols §2). vLLM has no rendezvous: the router first sends the prefill a
-// 1-token request tagged `kv_transfer_params.do_remote_decode: true`, then the decode the original
-// request with the handoff parameters (`do_remote_prefill: true`). A decode with valid parameters
-// reads the prefill's KV over HTTP and skips prefill compute; anything else (missing, invalid or
-// expired parameters, unreachable prefill) makes it recompute the prompt, as vLLM silently does.
+// vLLM PD legs. vLLM has no rendezvous: the router first sends the prefill a 1-token request tagged
+// `kv_transfer_params.do_remote_decode: true`, then the decode the original request with the
+// handoff parameters (`do_remote_prefill: true`). A decode with valid parameters reads the
+// prefill's KV over HTTP and skips prefill compute; anything else (missing, invalid or expired
+// parameters, unreachable prefill) makes it recompute the prompt, as vLLM silently does.
 import type { KvClient, PendingCall } from './kv-client.js';
 import type { KvPins } from './kv-pins.js';
 import type { SimKvConnector } from './options.js';

@@ -1,6 +1,6 @@
 /**
  * The worker API: `/workers` and `/workers/{id}` with SMG's replies and `{error, code}` shape
- * (smg-core.md §3.4). Registration runs in the background; the reply is 202 at once.
+ * (SMG `worker/service.rs`). Registration runs in the background; the reply is 202 at once.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '../../errors/gateway-error.js';

@@ -1,7 +1,8 @@
-// Seed 001 through the gateway, scaled down: a burst of 12 TokenSpeed requests against a decode
-// whose running window is 4. With decode admission off the failure mode appears (prefill rooms
-// expire at their bootstrap deadline, the decodes wait out theirs), which shows the simulator is
-// faithful; with admission on nothing fails and the decode never queues a room it cannot serve.
+// The over-window PD burst through the gateway, scaled down: a burst of 12 TokenSpeed requests
+// against a decode whose running window is 4. With decode admission off the failure mode appears
+// (prefill rooms expire at their bootstrap deadline, the decodes wait out theirs), which shows the
+// simulator is faithful; with admission on nothing fails and the decode never queues a room it
+// cannot serve.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { assertNoLeakedLoad, waitFor } from '../../helpers/gateway.js';
@@ -52,7 +53,7 @@ async function burst(
   };
 }
 
-test('admission off: the burst fails the way seed 001 describes', async () => {
+test('admission off: prefill rooms expire and most of the overflow fails', async () => {
   const { pd, failed, maxRunning } = await burst(false);
   assert.ok(maxRunning > WINDOW, 'without admission the decode is sent more rooms than its window');
   assert.ok(

@@ -9,7 +9,7 @@ interface PrefillArg {
 }
 
 /**
- * SMG's `--prefill URL [BOOTSTRAP_PORT|none]` (smg-core.md §2.1): the token after the URL is
+ * SMG's `--prefill URL [BOOTSTRAP_PORT|none]` (hand-parsed before clap): the token after the URL is
  * the port when it parses as a u16, null when it is `none` (any case), and not consumed otherwise.
  */
 function consumePrefill(rest: readonly string[]): { value: PrefillArg; used: number } {

@@ -23,7 +23,7 @@ function rejects(argv: readonly string[], flag: string, pattern?: RegExp): void 
 }
 
 void describe('GATEWAY_FLAGS defaults', () => {
-  // SMG's CLI defaults (smg-core.md §2.2), by flag name.
+  // SMG's CLI defaults, by flag name.
   const SMG_DEFAULTS: Record<string, string | number> = {
     host: '0.0.0.0',
     port: 30000,

@@ -50,7 +50,7 @@ function refusal(argv: string[]): string {
 }
 
 void describe('the flag table holds every SMG launch flag', () => {
-  it('lists 165 SMG flags, as the audit counts', () => {
+  it('lists all 165 SMG launch flags', () => {
     assert.equal(SMG_LAUNCH_FLAGS.length, 165);
   });
 

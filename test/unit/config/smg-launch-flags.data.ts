@@ -2,7 +2,7 @@
  * SMG's `launch` flags, as data: every `#[arg]` of `CliArgs` in model_gateway/src/main.rs of
  * smg-project/smg at commit f8daa8835 ("ci: upgrade Rust toolchain to 1.98"), with its line, its
  * clap default and its aliases, plus the two flags SMG hand-parses before clap (main.rs:38-75).
- * `implemented` marks the flags Switchyard implements (smg-compat.md §1.3, plus those implemented since).
+ * `implemented` marks the flags Switchyard implements.
  */
 export interface SmgFlag {
   readonly line: number;

@@ -1,6 +1,6 @@
-// Startup validation as SMG's (config/validation.rs, main.rs; audit: smg-compat.md §2): what SMG
-// accepts starts, what SMG refuses is refused with one line naming the flag, the value and the
-// rule. One row per class of the audit's tables 2.1 and 2.2.
+// Startup validation as SMG's (config/validation.rs, main.rs): what SMG accepts starts, what SMG
+// refuses is refused with one line naming the flag, the value and the rule. One row per class of
+// configuration SMG accepts, and per rule by which it refuses one.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { UsageError } from '../../../src/cli/flag-parser.js';
@@ -18,7 +18,7 @@ interface Accepted {
 const W = (n: number): string[] =>
   Array.from({ length: n }, (_, i) => `http://127.0.0.1:${9000 + i}`);
 
-/** Table 2.1: SMG starts with these, so Switchyard does. */
+/** SMG starts with these, so Switchyard does. */
 const ACCEPTED: Record<string, Accepted> = {
   'a probe interval shorter than the timeout': { argv: ['--health-check-interval-secs', '1'] },
   'health timeout and thresholds of 0': {
@@ -145,7 +145,7 @@ const ACCEPTED: Record<string, Accepted> = {
   '--port 0 and --prometheus-port 0': { argv: ['--port', '0', '--prometheus-port', '0'] },
 };
 
-/** Table 2.2 and the selected-policy bounds: SMG refuses these at startup, so Switchyard does. */
+/** SMG's startup rules and the selected-policy bounds: SMG refuses these, so Switchyard does. */
 const REFUSED: Record<string, [readonly string[], string]> = {
   'max backoff below the initial backoff': [
     ['--retry-initial-backoff-ms', '100', '--retry-max-backoff-ms', '10'],

@@ -1,8 +1,8 @@
-// Seed 001 (SMG #2466) reproduced: a burst wider than the decode's running window. The decode
-// admits only `window` rooms; the rest sit in its pre-allocation queue while their prefills wait
-// for a decode that is not coming yet, until the bootstrap deadline fails them. When decode slots
-// finally free, the queued decodes join rooms whose prefill is gone and wait out their own
-// waiting deadline. Nothing in the test orchestrates this: it emerges from the model.
+// The PD failure SMG PR #2466 reports, reproduced: a burst wider than the decode's running window.
+// The decode admits only `window` rooms; the rest sit in its pre-allocation queue while their
+// prefills wait for a decode that is not coming yet, until the bootstrap deadline fails them. When
+// decode slots finally free, the queued decodes join rooms whose prefill is gone and wait out their
+// own waiting deadline. Nothing in the test orchestrates this: it emerges from the model.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { SimWorker } from '../../src/index.js';

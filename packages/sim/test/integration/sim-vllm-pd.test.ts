@@ -1,6 +1,6 @@
-// vLLM PD between simulated workers (pd-protocols §2): the NIXL handoff (pinned blocks read by
-// the decode), its abort timeout, the EOS-first refusal, invalid parameters, and Mooncake's
-// router-minted transfer id. /sim/stats tells a real transfer from a silent recompute.
+// vLLM PD between simulated workers: the NIXL handoff (pinned blocks read by the decode), its abort
+// timeout, the EOS-first refusal, invalid parameters, and Mooncake's router-minted transfer id.
+// /sim/stats tells a real transfer from a silent recompute.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { SimWorker } from '../../src/index.js';
