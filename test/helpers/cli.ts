@@ -1,8 +1,8 @@
 /** Runs the built `switchyard` binary as a child process, as a user would. */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { repoPath } from './repo-root.js';
 
-export const BIN = fileURLToPath(new URL('../../bin/switchyard.js', import.meta.url));
+export const BIN = repoPath('bin', 'switchyard.js');
 
 /** Both listeners on loopback with ephemeral ports, as every test that starts the binary needs. */
 export const LOOPBACK_EPHEMERAL: readonly string[] = [

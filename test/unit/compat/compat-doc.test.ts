@@ -5,8 +5,9 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { renderCompatDoc } from '../../../src/compat/render-compat-doc.js';
 import { GATEWAY_FLAGS } from '../../../src/config/gateway-flags.js';
+import { repoPath } from '../../helpers/repo-root.js';
 
-const committed = readFileSync(new URL('../../../docs/compat.md', import.meta.url), 'utf8');
+const committed = readFileSync(repoPath('docs', 'compat.md'), 'utf8');
 
 test('the committed docs/compat.md is what `npm run docs:compat` generates', () => {
   assert.equal(committed, renderCompatDoc(), 'docs/compat.md is stale: run `npm run docs:compat`');
