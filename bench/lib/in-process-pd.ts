@@ -1,6 +1,6 @@
 // An in-process PD gateway over simulated workers, for the PD benchmarks that measure gateway
 // behaviour (admission) rather than proxy CPU: gateway and simulators share one process.
-import { parseFlags } from '../../src/cli/flag-parser.js';
+import { parseFlags } from '@switchyard/kit';
 import { GATEWAY_FLAGS } from '../../src/config/gateway-flags.js';
 import { buildConfig } from '../../src/config/validate.js';
 import { silentLogger } from '../../src/observability/logger.js';

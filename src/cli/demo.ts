@@ -3,7 +3,7 @@
  * one request through the gateway itself so the user sees it work, then serves until stopped.
  */
 import { request } from 'undici';
-import { formatHelp, parseFlags, UsageError, type FlagSpec } from './flag-parser.js';
+import { formatHelp, parseFlags, UsageError, type FlagSpec } from '@switchyard/kit';
 import { untilSignal } from './launch.js';
 import { GATEWAY_FLAGS } from '../config/gateway-flags.js';
 import { POLICY_NAMES } from '../policies/names.js';

@@ -1,5 +1,5 @@
 /** `switchyard launch` (alias `start`): run the gateway until SIGTERM/SIGINT, then drain. */
-import { formatHelp } from './flag-parser.js';
+import { formatHelp } from '@switchyard/kit';
 import { GATEWAY_FLAGS } from '../config/gateway-flags.js';
 import { resolveLaunchFlags } from '../config/launch-flags.js';
 import { startGateway, type Gateway } from '../server/gateway.js';

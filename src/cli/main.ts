@@ -3,7 +3,7 @@
  * flag and exit 2, as a user scripting the CLI expects.
  */
 import { createRequire } from 'node:module';
-import { UsageError } from './flag-parser.js';
+import { UsageError } from '@switchyard/kit';
 import { runLaunch } from './launch.js';
 import { runDemo } from './demo.js';
 import { runSimCommand } from '@switchyard/sim';

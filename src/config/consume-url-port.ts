@@ -1,4 +1,4 @@
-import { UsageError } from '../cli/flag-parser.js';
+import { UsageError } from '@switchyard/kit';
 
 /**
  * SMG's hand-parsed `--prefill URL [BOOTSTRAP_PORT|none]`, and `--encode` alike (main.rs:38-75): the token after the

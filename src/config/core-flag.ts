@@ -2,7 +2,7 @@
  * The shape of an implemented flag, and the policy-flag helper the flag tables share. SMG flags
  * Switchyard accepts without effect, or refuses, are typed in flag-status.ts.
  */
-import type { FlagSpec } from '../cli/flag-parser.js';
+import type { FlagSpec } from '@switchyard/kit';
 import { UNSUPPORTED_POLICY_NAMES } from '../policies/names.js';
 import type { UnsupportedValues } from './flag-status.js';
 

@@ -4,7 +4,7 @@
  * nothing here, and the ones it refuses because their subsystem is absent. docs/compat.md is
  * generated from these entries (scripts/gen-compat.ts).
  */
-import type { FlagKind, FlagSpec } from '../cli/flag-parser.js';
+import type { FlagKind, FlagSpec } from '@switchyard/kit';
 import { I32_MAX, I32_MIN, U16_MAX, U32_MAX } from '../util/rust-int-limits.js';
 
 export type FlagStatus = 'implemented' | 'switchyard-only' | 'no-effect' | 'unsupported';

@@ -10,7 +10,7 @@
  * - a `--health-check-endpoint` without a leading `/`, which gets one;
  * - `--health-check-timeout-secs 0`, which SMG accepts and which fails every probe.
  */
-import type { RawFlags } from '../cli/flag-parser.js';
+import type { RawFlags } from '@switchyard/kit';
 
 const MODE_LISTS: readonly { key: string; flag: string }[] = [
   { key: 'prefill', flag: '--prefill' },

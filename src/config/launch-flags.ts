@@ -3,7 +3,7 @@
  * flag (or an unsupported value of a no-effect flag) is a usage error naming its subsystem, and
  * the no-effect flags given are returned so `launch` can warn about them once.
  */
-import { UsageError, parseFlagsTracked, type RawFlags } from '../cli/flag-parser.js';
+import { UsageError, parseFlagsTracked, type RawFlags } from '@switchyard/kit';
 import type { GatewayFlag } from './flag-status.js';
 import { GATEWAY_FLAGS } from './gateway-flags.js';
 import { buildConfigWithWarnings } from './validate.js';

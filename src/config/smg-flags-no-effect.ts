@@ -3,7 +3,7 @@
  * subsystem they tune is absent here and its absence changes nothing for a request. `launch`
  * logs one warning naming those given. Lines are SMG's model_gateway/src/main.rs at f8daa883.
  */
-import type { FlagKind } from '../cli/flag-parser.js';
+import type { FlagKind } from '@switchyard/kit';
 import {
   boolDefault,
   keyOf,

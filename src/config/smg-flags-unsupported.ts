@@ -5,7 +5,7 @@
  * model_gateway/src/main.rs at f8daa883.
  */
 import { isIP } from 'node:net';
-import type { FlagKind } from '../cli/flag-parser.js';
+import type { FlagKind } from '@switchyard/kit';
 import { consumeUrlPort } from './consume-url-port.js';
 import { boolDefault, keyOf, u16, u32, u64, type GatewayFlag } from './flag-status.js';
 

@@ -3,7 +3,7 @@
  * cross-field rules below. Every failure is a UsageError naming the flag, so the CLI can print
  * one line and exit 2.
  */
-import { UsageError, type FlagSpec, type RawFlags } from '../cli/flag-parser.js';
+import { UsageError, type FlagSpec, type RawFlags } from '@switchyard/kit';
 import { GATEWAY_FLAGS } from './gateway-flags.js';
 import { gatewayConfigSchema, type GatewayConfig } from './schema.js';
 import { redactUrlCredentials } from '../workers/worker-url.js';

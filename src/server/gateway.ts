@@ -9,7 +9,7 @@ import type { GatewayConfig } from '../config/schema.js';
 import { splitModelAlias } from '../config/smg-rules.js';
 import { gaugeChild } from '../observability/label-cache.js';
 import { sleep } from '../util/clock.js';
-import { UsageError } from '../cli/flag-parser.js';
+import { UsageError } from '@switchyard/kit';
 import { parseWorkerSpec, type WorkerSpec } from '../workers/spec.js';
 import { redactUrlCredentials } from '../workers/worker-url.js';
 import { buildComponents, type ComponentOptions, type Components } from './components.js';

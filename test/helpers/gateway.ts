@@ -3,7 +3,7 @@
  * ends with (no load lease left behind).
  */
 import assert from 'node:assert/strict';
-import { parseFlags } from '../../src/cli/flag-parser.js';
+import { parseFlags } from '@switchyard/kit';
 import { GATEWAY_FLAGS } from '../../src/config/gateway-flags.js';
 import { buildConfig } from '../../src/config/validate.js';
 import { silentLogger, type Logger } from '../../src/observability/logger.js';

@@ -5,3 +5,5 @@ export { ManualClock } from './manual-clock.js';
 export type { Random } from './random.js';
 export { mathRandom, Mulberry32, randomIndex, seededRandom } from './random.js';
 export { MAX_TIMER_MS, MAX_TIMER_SECS, timerLimitMessage } from './timer-limit.js';
+export type { FlagKind, FlagSpec, GivenFlag, RawFlags } from './flags.js';
+export { formatHelp, parseFlags, parseFlagsTracked, UsageError } from './flags.js';

@@ -1,324 +1,324 @@
 // The flag table of `switchyard sim`: every flag, its type and range, the SimWorkerOptions or
-// SimFaults field it sets, and its help line (the usage text is generated from it).
-import { MAX_TIMER_MS, MAX_TIMER_SECS } from '@switchyard/kit';
+// SimFaults field it sets, and its help line. The flags are kit FlagSpecs, parsed and rendered into
+// the usage text by the same code as the gateway's; the fields after them are the simulator's own.
+import { MAX_TIMER_MS, MAX_TIMER_SECS, type FlagSpec } from '@switchyard/kit';
 import type { SimEngineKind, SimFaults, SimWorkerOptions } from './options.js';
 import { SIM_ENGINES, SIM_KV_CONNECTORS, SIM_ROLES, SIM_RUNTIMES } from './options.js';
 
-export type FlagKind = 'string' | 'number' | 'int' | 'bool' | 'enum';
-
-export interface FlagSpec {
-  kind: FlagKind;
-  min?: number;
-  max?: number;
-  choices?: readonly string[];
-  /** Target field: a worker option, a fault, or a fleet-level setting. */
-  to?: { option: keyof SimWorkerOptions } | { fault: keyof SimFaults };
-  arg?: string;
+export interface SimFlagSpec extends FlagSpec {
+  /** Target field: a worker option or a fault; none for fleet-level settings (--port, --count). */
+  readonly to?: { option: keyof SimWorkerOptions } | { fault: keyof SimFaults };
   /** The one engine this flag has an effect on; on the other one it is refused. */
-  engine?: SimEngineKind;
-  help: string;
+  readonly engine?: SimEngineKind;
 }
+
+/** Choices of an enum flag whose value is a boolean (`--prefix-cache false`). */
+export const TRUE_FALSE: readonly string[] = ['true', 'false'];
 
 const opt = (option: keyof SimWorkerOptions) => ({ option });
 const fault = (f: keyof SimFaults) => ({ fault: f });
 
-export const FLAGS: Readonly<Record<string, FlagSpec>> = {
-  runtime: {
+/** The value is read back under the flag's own name, so `key` is the name. */
+const flag = (name: string, spec: Omit<SimFlagSpec, 'name' | 'key'>): SimFlagSpec => ({
+  name,
+  key: name,
+  ...spec,
+});
+
+/** A numeric range as a kit `check`; runs after the kind has checked the value is a number. */
+function range(min: number, max?: number): (value: string) => string | undefined {
+  const rule = max === undefined ? `>= ${min}` : `in [${min}, ${max}]`;
+  return (value) => {
+    const n = Number(value);
+    return n < min || (max !== undefined && n > max) ? `expects a value ${rule}` : undefined;
+  };
+}
+
+export const SIM_FLAGS: readonly SimFlagSpec[] = [
+  flag('runtime', {
     kind: 'enum',
     choices: SIM_RUNTIMES,
     to: opt('runtime'),
     help: 'HTTP surface to imitate (default sglang)',
-  },
-  engine: {
+  }),
+  flag('engine', {
     kind: 'enum',
     choices: SIM_ENGINES,
     to: opt('engine'),
     help: 'timing model (default canned)',
-  },
-  role: {
+  }),
+  flag('role', {
     kind: 'enum',
     choices: SIM_ROLES,
     to: opt('role'),
     help: 'PD role, SGLang/TokenSpeed protocol (default regular)',
-  },
-  host: {
+  }),
+  flag('host', {
     kind: 'string',
-    arg: 'H',
+    metavar: '<H>',
     to: opt('host'),
     help: 'interface to bind (default 127.0.0.1)',
-  },
-  port: {
+  }),
+  flag('port', {
     kind: 'int',
-    min: 0,
-    max: 65_535,
-    arg: 'P',
+    metavar: '<P>',
+    check: range(0, 65_535),
     help: 'first worker port (default 31000; 0 = ephemeral)',
-  },
-  'base-port': { kind: 'int', min: 0, max: 65_535, arg: 'P', help: 'same as --port' },
-  count: {
+  }),
+  flag('base-port', {
     kind: 'int',
-    min: 1,
-    max: 10_000,
-    arg: 'N',
+    metavar: '<P>',
+    check: range(0, 65_535),
+    help: 'same as --port',
+  }),
+  flag('count', {
+    kind: 'int',
+    metavar: '<N>',
+    check: range(1, 10_000),
     help: 'workers on consecutive ports (default 1)',
-  },
-  fleet: {
+  }),
+  flag('fleet', {
     kind: 'string',
-    arg: 'FILE',
+    metavar: '<FILE>',
     help: 'fleet file (JSON or YAML); other flags become its defaults',
-  },
-  model: {
+  }),
+  flag('model', {
     kind: 'string',
-    arg: 'NAME',
+    metavar: '<NAME>',
     to: opt('model'),
     help: 'served model name (default sim-model)',
-  },
-  seed: {
+  }),
+  flag('seed', {
     kind: 'int',
-    arg: 'N',
+    metavar: '<N>',
     to: opt('seed'),
     help: 'seed for output text and fault draws (default 0)',
-  },
-  'time-scale': {
-    kind: 'number',
-    min: 1e-6,
-    arg: 'X',
+  }),
+  flag('time-scale', {
+    kind: 'float',
+    metavar: '<X>',
+    check: range(1e-6),
     to: opt('timeScale'),
     help: 'simulated time per wall time; 0.01 = 100x faster (default 1)',
-  },
-  'ttft-ms': {
-    kind: 'number',
-    min: 0,
-    max: MAX_TIMER_MS,
-    arg: 'MS',
+  }),
+  flag('ttft-ms', {
+    kind: 'float',
+    metavar: '<MS>',
+    check: range(0, MAX_TIMER_MS),
     to: opt('ttftMs'),
     engine: 'canned',
     help: 'canned: time to first token (default 20)',
-  },
-  'itl-ms': {
-    kind: 'number',
-    min: 0,
-    max: MAX_TIMER_MS,
-    arg: 'MS',
+  }),
+  flag('itl-ms', {
+    kind: 'float',
+    metavar: '<MS>',
+    check: range(0, MAX_TIMER_MS),
     to: opt('itlMs'),
     engine: 'canned',
     help: 'canned: inter-token latency (default 5)',
-  },
-  'output-tokens': {
+  }),
+  flag('output-tokens', {
     kind: 'int',
-    min: 1,
-    arg: 'N',
+    metavar: '<N>',
+    check: range(1),
     to: opt('outputTokens'),
     help: 'output length without max_tokens (default 16)',
-  },
-  'eos-length': {
+  }),
+  flag('eos-length', {
     kind: 'int',
-    min: 1,
-    arg: 'N',
+    metavar: '<N>',
+    check: range(1),
     to: opt('eosLength'),
     help: 'natural EOS after N tokens unless ignore_eos (default none)',
-  },
-  'max-running-requests': {
+  }),
+  flag('max-running-requests', {
     kind: 'int',
-    min: 1,
-    arg: 'N',
+    metavar: '<N>',
+    check: range(1),
     to: opt('maxRunningRequests'),
     help: 'running window in sequences; beyond it requests queue (default 256)',
-  },
-  'prefill-tps': {
-    kind: 'number',
-    min: 1e-6,
-    arg: 'N',
+  }),
+  flag('prefill-tps', {
+    kind: 'float',
+    metavar: '<N>',
+    check: range(1e-6),
     to: opt('prefillTps'),
     engine: 'realistic',
     help: 'realistic: prefill tokens/s (default 8000)',
-  },
-  'prefill-chunk': {
+  }),
+  flag('prefill-chunk', {
     kind: 'int',
-    min: 1,
-    arg: 'N',
+    metavar: '<N>',
+    check: range(1),
     to: opt('prefillChunk'),
     engine: 'realistic',
     help: 'realistic: prefill tokens per step (default 2048)',
-  },
-  'decode-base-ms': {
-    kind: 'number',
-    min: 0,
-    max: MAX_TIMER_MS,
-    arg: 'MS',
+  }),
+  flag('decode-base-ms', {
+    kind: 'float',
+    metavar: '<MS>',
+    check: range(0, MAX_TIMER_MS),
     to: opt('decodeBaseMs'),
     engine: 'realistic',
     help: 'realistic: decode step base time (default 6.0)',
-  },
-  'decode-per-req-ms': {
-    kind: 'number',
-    min: 0,
-    max: MAX_TIMER_MS,
-    arg: 'MS',
+  }),
+  flag('decode-per-req-ms', {
+    kind: 'float',
+    metavar: '<MS>',
+    check: range(0, MAX_TIMER_MS),
     to: opt('decodePerReqMs'),
     engine: 'realistic',
     help: 'realistic: decode step time per sequence (default 0.35)',
-  },
-  'kv-tokens': {
+  }),
+  flag('kv-tokens', {
     kind: 'int',
-    min: 1,
-    arg: 'N',
+    metavar: '<N>',
+    check: range(1),
     to: opt('kvTokens'),
     help: 'KV pool in tokens (default 524288)',
-  },
-  'block-size': {
+  }),
+  flag('block-size', {
     kind: 'int',
-    min: 1,
-    arg: 'N',
+    metavar: '<N>',
+    check: range(1),
     to: opt('blockSize'),
     help: 'KV/prefix-cache block size (default 16)',
-  },
-  'prefix-cache': {
+  }),
+  flag('prefix-cache', {
     kind: 'enum',
-    choices: ['true', 'false'],
+    choices: TRUE_FALSE,
     to: opt('prefixCache'),
     engine: 'realistic',
     help: 'realistic: prefix caching (default true)',
-  },
-  'bootstrap-port': {
+  }),
+  flag('bootstrap-port', {
     kind: 'int',
-    min: 0,
-    max: 65_535,
-    arg: 'P',
+    metavar: '<P>',
+    check: range(0, 65_535),
     to: opt('bootstrapPort'),
     help: 'prefill: bootstrap server port (default 0 = ephemeral)',
-  },
-  'bootstrap-timeout-secs': {
-    kind: 'number',
-    min: 0,
-    max: MAX_TIMER_SECS,
-    arg: 'S',
+  }),
+  flag('bootstrap-timeout-secs', {
+    kind: 'float',
+    metavar: '<S>',
+    check: range(0, MAX_TIMER_SECS),
     to: opt('bootstrapTimeoutSecs'),
     help: 'prefill: wait for the decode peer (300; tokenspeed 120)',
-  },
-  'waiting-timeout-secs': {
-    kind: 'number',
-    min: 0,
-    max: MAX_TIMER_SECS,
-    arg: 'S',
+  }),
+  flag('waiting-timeout-secs', {
+    kind: 'float',
+    metavar: '<S>',
+    check: range(0, MAX_TIMER_SECS),
     to: opt('waitingTimeoutSecs'),
     help: 'decode: wait for the KV once admitted (default 300)',
-  },
-  'kv-connector': {
+  }),
+  flag('kv-connector', {
     kind: 'enum',
     choices: SIM_KV_CONNECTORS,
     to: opt('kvConnector'),
     help: 'vllm: KV connector for PD (default none)',
-  },
-  'kv-engine-id': {
+  }),
+  flag('kv-engine-id', {
     kind: 'string',
-    arg: 'ID',
+    metavar: '<ID>',
     to: opt('kvEngineId'),
     help: 'vllm: remote_engine_id (default the worker name)',
-  },
-  'kv-abort-timeout-secs': {
-    kind: 'number',
-    min: 0,
-    max: MAX_TIMER_SECS,
-    arg: 'S',
+  }),
+  flag('kv-abort-timeout-secs', {
+    kind: 'float',
+    metavar: '<S>',
+    check: range(0, MAX_TIMER_SECS),
     to: opt('kvAbortTimeoutSecs'),
     help: 'vllm: pinned KV lifetime (default 480)',
-  },
-  'dp-size': {
+  }),
+  flag('dp-size', {
     kind: 'int',
-    min: 1,
-    arg: 'N',
+    metavar: '<N>',
+    check: range(1),
     to: opt('dpSize'),
     help: 'reported dp_size (default 1)',
-  },
-  'tp-size': {
+  }),
+  flag('tp-size', {
     kind: 'int',
-    min: 1,
-    arg: 'N',
+    metavar: '<N>',
+    check: range(1),
     to: opt('tpSize'),
     help: 'reported tp_size (default 1)',
-  },
-  'worker-name': {
+  }),
+  flag('worker-name', {
     kind: 'string',
-    arg: 'NAME',
+    metavar: '<NAME>',
     to: opt('workerName'),
     help: 'x-sim-worker name (default sim-PORT; -N suffix per worker)',
-  },
-  'error-rate': {
-    kind: 'number',
-    min: 0,
-    max: 1,
-    arg: 'R',
+  }),
+  flag('error-rate', {
+    kind: 'float',
+    metavar: '<R>',
+    check: range(0, 1),
     to: fault('errorRate'),
     help: 'fault: probability 0..1 of answering --error-status',
-  },
-  'error-status': {
+  }),
+  flag('error-status', {
     kind: 'int',
-    min: 100,
-    max: 599,
-    arg: 'S',
+    metavar: '<S>',
+    check: range(100, 599),
     to: fault('errorStatus'),
     help: 'fault: status for --error-rate (default 500)',
-  },
-  'health-status': {
+  }),
+  flag('health-status', {
     kind: 'int',
-    min: 100,
-    max: 599,
-    arg: 'S',
+    metavar: '<S>',
+    check: range(100, 599),
     to: fault('healthStatus'),
     help: 'fault: status answered by /health',
-  },
-  hang: { kind: 'bool', to: fault('hang'), help: 'fault: never answer inference requests' },
-  'drop-after-chunks': {
+  }),
+  flag('hang', { kind: 'bool', to: fault('hang'), help: 'fault: never answer inference requests' }),
+  flag('drop-after-chunks', {
     kind: 'int',
-    min: 0,
-    arg: 'N',
+    metavar: '<N>',
+    check: range(0),
     to: fault('dropAfterChunks'),
     help: 'fault: drop the connection after N SSE events',
-  },
-  'drop-after-head': {
+  }),
+  flag('drop-after-head', {
     kind: 'bool',
     to: fault('dropAfterHead'),
     help: 'fault: send a 200 head, then drop the connection before the body',
-  },
-  'slow-start-ms': {
-    kind: 'number',
-    min: 1e-6,
-    max: MAX_TIMER_MS,
-    arg: 'MS',
+  }),
+  flag('slow-start-ms', {
+    kind: 'float',
+    metavar: '<MS>',
+    check: range(1e-6, MAX_TIMER_MS),
     to: fault('slowStartMs'),
     help: 'fault: /health answers 503 for MS after start',
-  },
-  'flap-period-ms': {
-    kind: 'number',
-    min: 1e-6,
-    max: MAX_TIMER_MS,
-    arg: 'MS',
+  }),
+  flag('flap-period-ms', {
+    kind: 'float',
+    metavar: '<MS>',
+    check: range(1e-6, MAX_TIMER_MS),
     to: fault('flapPeriodMs'),
     help: 'fault: /health alternates 503/200 every MS',
-  },
-  slowdown: {
-    kind: 'number',
-    min: 0.01,
-    max: 1000,
-    arg: 'X',
+  }),
+  flag('slowdown', {
+    kind: 'float',
+    metavar: '<X>',
+    check: range(0.01, 1000),
     to: fault('slowdown'),
     help: 'fault: multiply engine durations by X',
-  },
-  'fault-duration-ms': {
-    kind: 'number',
-    min: 1e-6,
-    max: MAX_TIMER_MS,
-    arg: 'MS',
+  }),
+  flag('fault-duration-ms', {
+    kind: 'float',
+    metavar: '<MS>',
+    check: range(1e-6, MAX_TIMER_MS),
     to: fault('durationMs'),
     help: 'fault: clear every fault after MS',
-  },
-  'fault-max-fires': {
+  }),
+  flag('fault-max-fires', {
     kind: 'int',
-    min: 1,
-    arg: 'N',
+    metavar: '<N>',
+    check: range(1),
     to: fault('maxFires'),
     help: 'fault: request faults clear after N fires',
-  },
-  help: { kind: 'bool', help: 'print this help' },
-};
+  }),
+  flag('help', { kind: 'bool', help: 'print this help' }),
+];

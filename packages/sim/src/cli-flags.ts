@@ -1,70 +1,26 @@
-// Flags of `switchyard sim`, parsed by hand so that every error is one line naming the flag
-// (node:util parseArgs words its errors for positionals). The table lives in cli-flag-table.ts.
+// Flags of `switchyard sim`, parsed by the kit's table-driven parser (the gateway's), so every
+// error is one line naming the flag. The table lives in cli-flag-table.ts.
+import { formatHelp, parseFlags, UsageError, type RawFlags } from '@switchyard/kit';
 import type { SimWorkerOptions } from './options.js';
-import type { FlagSpec } from './cli-flag-table.js';
-import { FLAGS } from './cli-flag-table.js';
+import type { SimFlagSpec } from './cli-flag-table.js';
+import { SIM_FLAGS, TRUE_FALSE } from './cli-flag-table.js';
+
+const BY_NAME: ReadonlyMap<string, SimFlagSpec> = new Map(SIM_FLAGS.map((s) => [s.name, s]));
 
 export function usage(): string {
-  let text = 'usage: switchyard sim [flags]\n';
-  for (const [name, spec] of Object.entries(FLAGS)) {
-    const arg = spec.kind === 'enum' ? (spec.choices ?? []).join('|') : (spec.arg ?? '');
-    const left = `  --${name}${arg === '' ? '' : ' ' + arg}`;
-    text += `${left.padEnd(40)} ${spec.help}\n`;
-  }
-  return text;
+  return formatHelp(
+    'switchyard sim: simulated inference workers',
+    'switchyard sim [options]',
+    SIM_FLAGS,
+  );
 }
 
-export class FlagError extends Error {}
+/** The flags given, under their names; none has a default, so an absent flag is absent here. */
+export type FlagValues = RawFlags;
 
-export type FlagValues = Map<string, string | number | boolean>;
-
-export function parseFlags(argv: readonly string[]): FlagValues {
-  const values: FlagValues = new Map();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
-    if (!arg.startsWith('--')) throw new FlagError(`error: unexpected argument '${arg}'`);
-    const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq === -1 ? undefined : eq);
-    const spec = Object.hasOwn(FLAGS, name) ? FLAGS[name] : undefined;
-    if (spec === undefined) throw new FlagError(`error: unknown flag --${name}`);
-    if (spec.kind === 'bool') {
-      if (eq !== -1) throw new FlagError(`error: --${name} takes no value`);
-      values.set(name, true);
-      continue;
-    }
-    const raw = eq !== -1 ? arg.slice(eq + 1) : argv[++i];
-    if (raw === undefined) throw new FlagError(`error: --${name} expects a value`);
-    values.set(name, convert(name, spec, raw));
-  }
-  return values;
-}
-
-function convert(name: string, spec: FlagSpec, raw: string): string | number | boolean {
-  if (spec.kind === 'string') return raw;
-  if (spec.kind === 'enum') {
-    const choices = spec.choices ?? [];
-    if (!choices.includes(raw)) {
-      throw new FlagError(`error: --${name} expects one of ${choices.join(', ')}, got '${raw}'`);
-    }
-    if (raw === 'true' || raw === 'false') return raw === 'true';
-    return raw;
-  }
-  const value = raw.trim() === '' ? Number.NaN : Number(raw);
-  const wantInt = spec.kind === 'int';
-  if (!Number.isFinite(value) || (wantInt && !Number.isInteger(value))) {
-    throw new FlagError(
-      `error: --${name} expects ${wantInt ? 'an integer' : 'a number'}, got '${raw}'`,
-    );
-  }
-  if (
-    (spec.min !== undefined && value < spec.min) ||
-    (spec.max !== undefined && value > spec.max)
-  ) {
-    const range =
-      spec.max === undefined ? `>= ${spec.min}` : `in [${spec.min ?? '-inf'}, ${spec.max}]`;
-    throw new FlagError(`error: --${name} expects a value ${range}, got '${raw}'`);
-  }
-  return value;
+/** Parses argv; throws the kit's UsageError (one line naming the flag) on a bad flag. */
+export function parseSimFlags(argv: readonly string[]): FlagValues {
+  return parseFlags(argv, SIM_FLAGS);
 }
 
 /**
@@ -73,12 +29,12 @@ function convert(name: string, spec: FlagSpec, raw: string): string | number | b
  * realistic ones, would measure something else than its author meant.
  */
 export function checkEngineFlags(values: FlagValues): void {
-  const engine = (values.get('engine') as string | undefined) ?? 'canned';
-  for (const name of values.keys()) {
-    const only = FLAGS[name]?.engine;
+  const engine = (values['engine'] as string | undefined) ?? 'canned';
+  for (const name of Object.keys(values)) {
+    const only = BY_NAME.get(name)?.engine;
     if (only !== undefined && only !== engine) {
-      throw new FlagError(
-        `error: --${name} has no effect on the ${engine} engine; it sets the ${only} engine (add --engine ${only})`,
+      throw new UsageError(
+        `--${name} has no effect on the ${engine} engine; it sets the ${only} engine (add --engine ${only})`,
       );
     }
   }
@@ -88,9 +44,11 @@ export function checkEngineFlags(values: FlagValues): void {
 export function toWorkerOptions(values: FlagValues): SimWorkerOptions {
   const opts: Record<string, unknown> = {};
   const faults: Record<string, unknown> = {};
-  for (const [name, value] of values) {
-    const to = FLAGS[name]?.to;
+  for (const [name, raw] of Object.entries(values)) {
+    const spec = BY_NAME.get(name);
+    const to = spec?.to;
     if (to === undefined) continue;
+    const value = spec?.choices === TRUE_FALSE ? raw === 'true' : raw;
     if ('option' in to) opts[to.option] = value;
     else faults[to.fault] = value;
   }

@@ -3,8 +3,9 @@
 // cli-flags.ts.
 import type { SimFleet, SimFleetSpec } from './fleet-spec.js';
 import type { SimWorker } from './options.js';
+import { UsageError } from '@switchyard/kit';
 import type { FlagValues } from './cli-flags.js';
-import { checkEngineFlags, FlagError, parseFlags, toWorkerOptions, usage } from './cli-flags.js';
+import { checkEngineFlags, parseSimFlags, toWorkerOptions, usage } from './cli-flags.js';
 import { loadSimFleetFile, startSimFleetFromSpec } from './fleet-spec.js';
 
 /** Where the command writes and what stops it; tests inject these, the CLI uses the process. */
@@ -18,17 +19,18 @@ export interface SimCommandIo {
 /** The fleet the flags describe: a file with the flags as defaults, or --count workers. */
 async function fleetSpec(values: FlagValues): Promise<SimFleetSpec> {
   const opts = toWorkerOptions(values);
-  const port = (values.get('base-port') ?? values.get('port')) as number | undefined;
-  const file = values.get('fleet') as string | undefined;
+  const port = (values['base-port'] ?? values['port']) as number | undefined;
+  const file = values['fleet'] as string | undefined;
   if (file === undefined) {
     // With --fleet the flags are defaults for workers that may run either engine.
     checkEngineFlags(values);
     return {
       basePort: port ?? 31_000,
-      workers: [{ ...opts, count: (values.get('count') as number | undefined) ?? 1 }],
+      workers: [{ ...opts, count: (values['count'] as number | undefined) ?? 1 }],
     };
   }
-  if (values.has('count')) throw new FlagError('error: --count cannot be combined with --fleet');
+  if (values['count'] !== undefined)
+    throw new UsageError('--count cannot be combined with --fleet');
   const spec = await loadSimFleetFile(file);
   return {
     ...spec,
@@ -58,15 +60,15 @@ export async function runSimCommand(argv: string[], io: SimCommandIo = {}): Prom
   let values: FlagValues;
   let spec: SimFleetSpec;
   try {
-    values = parseFlags(argv);
-    if (values.get('help') === true) {
+    values = parseSimFlags(argv);
+    if (values['help'] === true) {
       stdout.write(usage());
       return 0;
     }
     spec = await fleetSpec(values);
   } catch (err) {
-    if (err instanceof FlagError) {
-      stderr.write(`${err.message}\n`);
+    if (err instanceof UsageError) {
+      stderr.write(`error: ${err.message}\n`);
       return 2;
     }
     stderr.write(`error: bad fleet file: ${(err as Error).message}\n`);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { UsageError, parseFlags } from '../../../src/cli/flag-parser.js';
+import { UsageError, parseFlags } from '@switchyard/kit';
 import { GATEWAY_FLAGS } from '../../../src/config/gateway-flags.js';
 import type { GatewayConfig } from '../../../src/config/schema.js';
 import { buildConfig } from '../../../src/config/validate.js';

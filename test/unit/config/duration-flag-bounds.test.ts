@@ -2,11 +2,10 @@
 // instead, so a probe meant for once a month would flood its worker. Every duration flag is bounded.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { UsageError, parseFlags } from '../../../src/cli/flag-parser.js';
+import { MAX_TIMER_MS, MAX_TIMER_SECS, UsageError, parseFlags } from '@switchyard/kit';
 import { GATEWAY_FLAGS } from '../../../src/config/gateway-flags.js';
 import { buildConfig } from '../../../src/config/validate.js';
 import { parseWorkerSpec } from '../../../src/workers/spec.js';
-import { MAX_TIMER_MS, MAX_TIMER_SECS } from '@switchyard/kit';
 
 /**
  * Every flag that is a duration, found by its name, so a new one cannot be added unbounded. SMG

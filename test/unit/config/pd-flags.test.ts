@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseFlags, UsageError } from '../../../src/cli/flag-parser.js';
+import { parseFlags, UsageError } from '@switchyard/kit';
 import { GATEWAY_FLAGS } from '../../../src/config/gateway-flags.js';
 import { buildConfig } from '../../../src/config/validate.js';
 

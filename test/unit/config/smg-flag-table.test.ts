@@ -3,7 +3,7 @@
 // refused with one line naming their subsystem.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { UsageError, parseFlagsTracked, type FlagSpec } from '../../../src/cli/flag-parser.js';
+import { UsageError, parseFlagsTracked, type FlagSpec } from '@switchyard/kit';
 import { GATEWAY_FLAGS } from '../../../src/config/gateway-flags.js';
 import { resolveLaunchFlags } from '../../../src/config/launch-flags.js';
 import { SMG_LAUNCH_FLAGS } from './smg-launch-flags.data.js';

@@ -3,7 +3,7 @@
 // configuration SMG accepts, and per rule by which it refuses one.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { UsageError } from '../../../src/cli/flag-parser.js';
+import { UsageError } from '@switchyard/kit';
 import { resolveLaunchFlags } from '../../../src/config/launch-flags.js';
 import type { GatewayConfig } from '../../../src/config/schema.js';
 

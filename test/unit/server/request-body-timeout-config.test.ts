@@ -2,7 +2,7 @@
 // and Node's own request timeout kept behind it so the gateway's JSON 408 is the one sent.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { UsageError, parseFlags } from '../../../src/cli/flag-parser.js';
+import { UsageError, parseFlags } from '@switchyard/kit';
 import { GATEWAY_FLAGS } from '../../../src/config/gateway-flags.js';
 import { buildConfig } from '../../../src/config/validate.js';
 import { clientTimeouts } from '../../../src/server/http-server.js';

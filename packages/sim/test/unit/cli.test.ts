@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { runSimCommand } from '../../src/cli.js';
+import { parseSimFlags, toWorkerOptions, usage } from '../../src/cli-flags.js';
 
 class Capture {
   text = '';
@@ -85,16 +86,16 @@ void describe('runSimCommand flags', () => {
 
   void it('rejects bad values of the new flags, and --count with --fleet', async () => {
     for (const [argv, message] of [
-      [['--engine', 'turbo'], "error: --engine expects one of canned, realistic, got 'turbo'\n"],
+      [['--engine', 'turbo'], "error: --engine must be one of canned, realistic, got 'turbo'\n"],
       [
         ['--role', 'router'],
-        "error: --role expects one of regular, prefill, decode, got 'router'\n",
+        "error: --role must be one of regular, prefill, decode, got 'router'\n",
       ],
-      [['--prefix-cache', 'yes'], "error: --prefix-cache expects one of true, false, got 'yes'\n"],
+      [['--prefix-cache', 'yes'], "error: --prefix-cache must be one of true, false, got 'yes'\n"],
       [['--time-scale', '0'], "error: --time-scale expects a value >= 0.000001, got '0'\n"],
       [
         ['--kv-connector', 'P2p'],
-        /^error: --kv-connector expects one of NixlConnector, MooncakeConnector/,
+        /^error: --kv-connector must be one of NixlConnector, MooncakeConnector/,
       ],
       [['--slowdown', '5000'], /^error: --slowdown expects a value in \[0.01, 1000\]/],
       [['--fleet', 'f.json', '--count', '2'], 'error: --count cannot be combined with --fleet\n'],
@@ -169,5 +170,49 @@ void describe('runSimCommand flags', () => {
     assert.deepEqual(faults, { errorRate: 1, maxFires: 1 });
     stop.abort();
     assert.equal(await done, 0);
+  });
+
+  void it('maps only the flags given onto worker options and faults, with their types', () => {
+    assert.deepEqual(
+      toWorkerOptions(
+        parseSimFlags([
+          '--prefix-cache=false',
+          '--engine',
+          'realistic',
+          '--seed',
+          '-3',
+          '--time-scale',
+          '0.5',
+          '--hang',
+          '--error-status',
+          '503',
+          '--port',
+          '0',
+        ]),
+      ),
+      {
+        prefixCache: false,
+        engine: 'realistic',
+        seed: -3,
+        timeScale: 0.5,
+        faults: { hang: true, errorStatus: 503 },
+      },
+    );
+    assert.deepEqual(toWorkerOptions(parseSimFlags(['--prefix-cache', 'true'])), {
+      prefixCache: true,
+    });
+    assert.deepEqual(toWorkerOptions(parseSimFlags([])), {});
+  });
+
+  void it('renders the usage text from the table, one row per flag', () => {
+    const text = usage();
+    assert.ok(
+      text.startsWith(
+        'switchyard sim: simulated inference workers\n\nUsage: switchyard sim [options]\n\nOptions:\n',
+      ),
+    );
+    assert.match(text, /\n {2}--count <N> +workers on consecutive ports \(default 1\)\n/);
+    assert.match(text, /\n {2}--engine <canned\|realistic> +timing model/);
+    assert.match(text, /\n {2}--hang +fault: never answer inference requests\n/);
   });
 });

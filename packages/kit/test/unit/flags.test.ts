@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { FlagSpec } from '../../../src/cli/flag-parser.js';
-import { UsageError, formatHelp, parseFlags } from '../../../src/cli/flag-parser.js';
+import type { FlagSpec } from '../../src/flags.js';
+import { UsageError, formatHelp, parseFlags } from '../../src/flags.js';
 
 interface PrefillArg {
   url: string;

@@ -1,7 +1,8 @@
 /**
  * A small table-driven argv parser. node:util parseArgs cannot express SMG's variadic flags
  * (`--worker-urls a b c`) or its optional trailing port (`--prefill URL [PORT]`), and the table
- * doubles as the source of `--help`, so every flag's default is printed from one place.
+ * doubles as the source of `--help`, so every flag's default is printed from one place. The
+ * gateway's flags and the simulator's (`switchyard sim`) are both tables of FlagSpecs parsed here.
  */
 
 /**
