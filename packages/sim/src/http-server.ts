@@ -3,6 +3,7 @@
 // peer-facing KV endpoints in kv-routes.ts, and timing behind the SimEngine interface.
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Clock } from '@switchyard/kit';
 import type { AddressInfo } from 'node:net';
 import type { SimEngine } from './engine.js';
 import type { WorkerInfo } from './info.js';
@@ -56,7 +57,7 @@ class SimHttpWorker implements SimWorker {
     private readonly server: Server,
     opts: ResolvedSimOptions,
     model: SimEngine,
-    clock: ScaledClock,
+    clock: Clock,
   ) {
     const address = server.address() as AddressInfo;
     this.port = address.port;
@@ -236,7 +237,7 @@ class SimHttpWorker implements SimWorker {
   };
 }
 
-function createEngine(opts: ResolvedSimOptions, clock: ScaledClock): SimEngine {
+function createEngine(opts: ResolvedSimOptions, clock: Clock): SimEngine {
   if (opts.engine === 'canned') {
     return new FixedLatencyEngine(
       {
@@ -280,7 +281,7 @@ export async function startSimWorker(opts?: SimWorkerOptions): Promise<SimWorker
   const resolved = resolveSimOptions(opts);
   const server = createServer();
   await listen(server, resolved.port, resolved.host);
-  const clock = new ScaledClock(resolved.timeScale);
+  const clock = opts?.clock ?? new ScaledClock(resolved.timeScale);
   const worker = new SimHttpWorker(server, resolved, createEngine(resolved, clock), clock);
   if (resolved.bootstrapPort !== undefined) {
     try {

@@ -1,5 +1,6 @@
 // Public types of the engine simulator. The simulator is its own package and imports only
 // @switchyard/kit, never gateway code, so that `switchyard sim` runs on its own. Defaults live in resolve-options.ts.
+import type { Clock } from '@switchyard/kit';
 
 /** The engine whose HTTP surface a simulated worker imitates. */
 export type SimRuntime = 'sglang' | 'vllm' | 'tokenspeed';
@@ -70,6 +71,12 @@ export interface SimWorkerOptions {
   engine?: SimEngineKind;
   /** Simulated time per wall time: 0.01 runs every duration 100× faster. Default 1. */
   timeScale?: number;
+  /**
+   * The clock every simulated duration runs on (engine steps, PD deadlines, fault windows).
+   * Default a wall clock scaled by `timeScale`; tests pass a kit ManualClock to drive the worker
+   * without sleeping. Code only: a fleet file or flag cannot set it.
+   */
+  clock?: Clock;
   /** Canned engine: time to first token in ms; default 20. */
   ttftMs?: number;
   /** Canned engine: inter-token latency in ms; default 5. */

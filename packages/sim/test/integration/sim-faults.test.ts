@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { request } from 'undici';
-import type { SimWorker } from '../../src/index.js';
+import { ManualClock } from '@switchyard/kit';
+import type { SimWorker, SimWorkerOptions } from '../../src/index.js';
 import { startSimWorker } from '../../src/index.js';
 import { waitForStats } from '../../src/testing.js';
 
@@ -11,8 +12,8 @@ let w: SimWorker;
 const chatBody = (stream: boolean, max = 8) =>
   JSON.stringify({ messages: [{ role: 'user', content: 'fault?' }], max_tokens: max, stream });
 
-async function chat(stream: boolean, signal?: AbortSignal) {
-  const res = await request(`${w.url}/v1/chat/completions`, {
+async function chat(stream: boolean, signal?: AbortSignal, worker: SimWorker = w) {
+  const res = await request(`${worker.url}/v1/chat/completions`, {
     method: 'POST',
     body: chatBody(stream),
     ...(signal ? { signal } : {}),
@@ -71,7 +72,12 @@ void describe('faults', () => {
   void it('hang never sends headers; the client gives up and the request counts as aborted', async () => {
     w.setFaults({ hang: true });
     const base = w.stats();
-    await assert.rejects(chat(true, AbortSignal.timeout(100)), { name: /Abort|Timeout/ });
+    const gaveUp = new AbortController();
+    const pending = chat(true, gaveUp.signal);
+    // The client gives up once the worker holds the request, whenever that is.
+    await waitForStats(w, (s) => s.running === base.running + 1);
+    gaveUp.abort();
+    await assert.rejects(pending, { name: /Abort/ });
     const stats = await waitForStats(w, (s) => s.aborted === base.aborted + 1 && s.running === 0);
     assert.equal(stats.faultsFired, base.faultsFired + 1);
   });
@@ -164,43 +170,67 @@ void describe('timed and bounded faults', () => {
     return res.statusCode;
   };
 
+  /** A worker on a ManualClock: simulated time moves only when the test advances it. */
+  const manualWorker = async (opts: SimWorkerOptions) => {
+    const clock = new ManualClock();
+    return { clock, worker: await startSimWorker({ ...opts, clock }) };
+  };
+
   void it('slowStartMs: /health answers 503 until the engine has "loaded"', async () => {
-    const slow = await startSimWorker({ timeScale: 0.01, faults: { slowStartMs: 3000 } });
+    const { clock, worker } = await manualWorker({ faults: { slowStartMs: 3000 } });
     try {
-      const started = performance.now();
-      assert.equal(await health(slow), 503);
-      while ((await health(slow)) === 503) await new Promise((r) => setTimeout(r, 5));
-      // 3000 simulated ms at scale 0.01; the clock started just before `started`.
-      const healthyAfter = performance.now() - started;
-      assert.ok(healthyAfter >= 25, `healthy after ${healthyAfter} ms`);
+      assert.equal(await health(worker), 503);
+      clock.advance(2999);
+      assert.equal(await health(worker), 503);
+      clock.advance(1);
+      assert.equal(await health(worker), 200);
     } finally {
-      await slow.close();
+      await worker.close();
     }
   });
 
-  void it('flapPeriodMs: /health alternates between 503 and 200', async () => {
-    w.setFaults({ flapPeriodMs: 40 });
-    const seen = new Set<number>();
-    for (let i = 0; i < 40 && seen.size < 2; i++) {
-      seen.add(await health(w));
-      await new Promise((r) => setTimeout(r, 10));
+  void it('flapPeriodMs: /health alternates between 503 and 200 every period', async () => {
+    const { clock, worker } = await manualWorker({});
+    try {
+      worker.setFaults({ flapPeriodMs: 40 });
+      const seen: number[] = [];
+      for (const step of [0, 39, 1, 39, 1]) {
+        clock.advance(step);
+        seen.push(await health(worker));
+      }
+      // Simulated ms 0, 39, 40, 79, 80 since the fault was set.
+      assert.deepEqual(seen, [503, 503, 200, 200, 503]);
+    } finally {
+      await worker.close();
     }
-    assert.deepEqual([...seen].sort(), [200, 503]);
   });
 
   void it('slowdown multiplies engine durations, and clearing restores them', async () => {
-    const timedChat = async () => {
-      const start = performance.now();
-      const r = await chat(false);
+    const { clock, worker } = await manualWorker({ ttftMs: 2, itlMs: 2 });
+    // Simulated ms from the request's arrival in the engine to its last token.
+    const duration = async (): Promise<number> => {
+      const base = worker.stats();
+      const pending = chat(false, undefined, worker);
+      await waitForStats(worker, (s) => s.running === base.running + 1);
+      let elapsed = 0;
+      while (worker.stats().running > base.running) {
+        clock.advance(1);
+        elapsed += 1;
+      }
+      const r = await pending;
+      assert.equal(r.status, 200);
       await r.body.dump();
-      return performance.now() - start;
+      return elapsed;
     };
-    w.setFaults({ slowdown: 10 });
-    const slowed = await timedChat();
-    // ttft 2 + 7 × itl 2 = 16 ms at normal speed; 10 × that slowed.
-    assert.ok(slowed >= 16 * 10 - 10, `slowed request took ${slowed} ms`);
-    w.setFaults({});
-    assert.ok((await timedChat()) < slowed);
+    try {
+      worker.setFaults({ slowdown: 10 });
+      // ttft 2 + 7 × itl 2 = 16 ms at normal speed; 10 × that slowed.
+      assert.equal(await duration(), 160);
+      worker.setFaults({});
+      assert.equal(await duration(), 16);
+    } finally {
+      await worker.close();
+    }
   });
 
   void it('maxFires: errors fire that many times, then the worker recovers by itself', async () => {
@@ -216,22 +246,28 @@ void describe('timed and bounded faults', () => {
   });
 
   void it('durationMs: every fault clears itself after that long', async () => {
-    const brief = await startSimWorker({
-      timeScale: 0.01,
+    const { clock, worker } = await manualWorker({
       faults: { hang: true, healthStatus: 500, durationMs: 2000 },
     });
     try {
-      assert.equal(await health(brief), 500);
-      await new Promise((r) => setTimeout(r, 40));
-      assert.equal(await health(brief), 200);
-      const res = await request(`${brief.url}/v1/completions`, {
+      assert.equal(await health(worker), 500);
+      clock.advance(1999);
+      assert.equal(await health(worker), 500);
+      clock.advance(1);
+      assert.equal(await health(worker), 200);
+      const base = worker.stats();
+      const pending = request(`${worker.url}/v1/completions`, {
         method: 'POST',
         body: JSON.stringify({ prompt: 'x', max_tokens: 1 }),
       });
+      await waitForStats(worker, (s) => s.running === 1);
+      clock.advance(20); // the default time to first token, which is also the last
+      const res = await pending;
       await res.body.dump();
       assert.equal(res.statusCode, 200, 'the hang is gone too');
+      assert.equal(worker.stats().faultsFired, base.faultsFired);
     } finally {
-      await brief.close();
+      await worker.close();
     }
   });
 });

@@ -2,8 +2,6 @@
 // assigned as documented, and a bad spec fails before any worker starts.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -14,16 +12,9 @@ import {
   startSimFleetFromSpec,
 } from '../../src/index.js';
 import { simPost } from '../../src/testing.js';
+import { onConsecutivePorts } from '../helpers/ports.js';
 
 let dir: string;
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
-}
 
 void describe('fleet specs', () => {
   before(async () => {
@@ -66,20 +57,20 @@ void describe('fleet specs', () => {
   });
 
   void it('assigns consecutive ports from basePort across groups', async () => {
-    let fleet;
-    for (let attempt = 0; attempt < 5 && fleet === undefined; attempt++) {
-      const base = await freePort();
-      if (base > 65_000) continue;
-      fleet = await startSimFleetFromSpec({
-        basePort: base,
+    let base = 0;
+    const fleet = await onConsecutivePorts(3, (b) => {
+      base = b;
+      return startSimFleetFromSpec({
+        basePort: b,
         defaults: { runtime: 'vllm' },
         workers: [{ count: 2 }, { runtime: 'tokenspeed', maxRunningRequests: 8 }],
-      }).catch(() => undefined);
-    }
-    assert.ok(fleet, 'found three consecutive free ports');
+      });
+    });
     try {
-      const ports = fleet.workers.map((w) => w.port);
-      assert.deepEqual(ports, [ports[0] ?? 0, (ports[0] ?? 0) + 1, (ports[0] ?? 0) + 2]);
+      assert.deepEqual(
+        fleet.workers.map((w) => w.port),
+        [base, base + 1, base + 2],
+      );
       assert.deepEqual(
         fleet.workers.map((w) => w.runtime),
         ['vllm', 'vllm', 'tokenspeed'],

@@ -1,18 +1,9 @@
 // Many workers in one process: ephemeral or consecutive ports, shared seed, cleanup on failure.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import type { SimWorker } from '../../src/index.js';
 import { startSimFleet, startSimWorker } from '../../src/index.js';
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
-}
+import { onConsecutivePorts } from '../helpers/ports.js';
 
 async function chatText(w: SimWorker): Promise<string> {
   const res = await fetch(`${w.url}/v1/chat/completions`, {
@@ -37,17 +28,14 @@ void describe('startSimFleet', () => {
   });
 
   void it('starts workers on consecutive ports from basePort, suffixing a given name', async () => {
-    let fleet: SimWorker[] | undefined;
-    // The ports after a free one may be taken by someone else; try a few bases.
-    for (let attempt = 0; attempt < 5 && fleet === undefined; attempt++) {
-      const base = await freePort();
-      if (base > 65_000) continue;
-      fleet = await startSimFleet(2, { basePort: base, workerName: 'w' }).catch(() => undefined);
-    }
-    assert.ok(fleet, 'found two consecutive free ports');
+    let base = 0;
+    const fleet = await onConsecutivePorts(2, (b) => {
+      base = b;
+      return startSimFleet(2, { basePort: b, workerName: 'w' });
+    });
     try {
       const [a, b] = fleet;
-      assert.equal((b?.port ?? 0) - (a?.port ?? 0), 1);
+      assert.deepEqual([a?.port, b?.port], [base, base + 1]);
       assert.deepEqual(
         fleet.map((w) => w.name),
         ['w-0', 'w-1'],

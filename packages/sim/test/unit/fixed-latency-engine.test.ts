@@ -1,5 +1,7 @@
+// The canned engine on a manual clock: exact token times, no sleeps.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ManualClock } from '@switchyard/kit';
 import type { TokenSink } from '../../src/engine.js';
 import { FixedLatencyEngine, RateMeter } from '../../src/engine.js';
 
@@ -7,17 +9,19 @@ class RecordingSink implements TokenSink {
   steps: number[] = [];
   stepTimes: number[] = [];
   finished = false;
-  readonly start = performance.now();
   readonly done: Promise<void>;
   private resolveDone: () => void = () => {};
 
-  constructor(private readonly onStepHook?: (index: number) => void) {
+  constructor(
+    private readonly clock: ManualClock,
+    private readonly onStepHook?: (index: number) => void,
+  ) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
   }
 
   onStep(index: number): void {
     this.steps.push(index);
-    this.stepTimes.push(performance.now() - this.start);
+    this.stepTimes.push(this.clock.now());
     this.onStepHook?.(index);
   }
 
@@ -27,83 +31,97 @@ class RecordingSink implements TokenSink {
   }
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 void describe('FixedLatencyEngine', () => {
-  void it('emits maxTokens steps in order, then finishes and releases the slot', async () => {
-    const engine = new FixedLatencyEngine({ ttftMs: 5, itlMs: 1 });
-    const sink = new RecordingSink();
+  void it('emits maxTokens steps in order, then finishes and releases the slot', () => {
+    const clock = new ManualClock();
+    const engine = new FixedLatencyEngine({ ttftMs: 5, itlMs: 1 }, clock);
+    const sink = new RecordingSink(clock);
     engine.submit({ promptTokens: 10, choices: 2, maxTokens: 4 }, sink);
     assert.equal(engine.load().running, 2, 'running counts sequences: both choices');
     assert.equal(engine.load().usedTokens, 10);
-    await sink.done;
+    clock.advance(7);
+    assert.equal(sink.finished, false);
+    clock.advance(1);
+    assert.equal(sink.finished, true, 'done at ttft 5 + 3 × itl 1');
     assert.deepEqual(sink.steps, [0, 1, 2, 3]);
     assert.equal(engine.load().running, 0);
     assert.ok(engine.load().genThroughput > 0);
   });
 
-  void it('waits ttft for the first token and itl between tokens (lower bounds only)', async () => {
-    const engine = new FixedLatencyEngine({ ttftMs: 30, itlMs: 10 });
-    const sink = new RecordingSink();
+  void it('gives the first token at ttft and each next one itl later', () => {
+    const clock = new ManualClock(1000);
+    const engine = new FixedLatencyEngine({ ttftMs: 30, itlMs: 10 }, clock);
+    const sink = new RecordingSink(clock);
     engine.submit({ promptTokens: 1, choices: 1, maxTokens: 5 }, sink);
-    await sink.done;
-    assert.ok((sink.stepTimes[0] ?? 0) >= 28, `first token at ${sink.stepTimes[0]}`);
-    assert.ok((sink.stepTimes[4] ?? 0) >= 28 + 4 * 10 - 2, `last token at ${sink.stepTimes[4]}`);
+    clock.advance(29);
+    assert.deepEqual(sink.steps, []);
+    clock.advance(41);
+    assert.deepEqual(sink.stepTimes, [1030, 1040, 1050, 1060, 1070]);
+    assert.equal(sink.finished, true);
   });
 
-  void it('finishes without steps when maxTokens is 0', async () => {
-    const engine = new FixedLatencyEngine({ ttftMs: 1, itlMs: 1 });
-    const sink = new RecordingSink();
+  void it('finishes without steps when maxTokens is 0', () => {
+    const clock = new ManualClock();
+    const engine = new FixedLatencyEngine({ ttftMs: 1, itlMs: 1 }, clock);
+    const sink = new RecordingSink(clock);
     engine.submit({ promptTokens: 3, choices: 1, maxTokens: 0 }, sink);
-    await sink.done;
+    clock.advance(1);
+    assert.equal(sink.finished, true);
     assert.deepEqual(sink.steps, []);
   });
 
-  void it('stops at once when cancelled, including from inside onStep', async () => {
-    const engine = new FixedLatencyEngine({ ttftMs: 1, itlMs: 1 });
+  void it('stops at once when cancelled, including from inside onStep', () => {
+    const clock = new ManualClock();
+    const engine = new FixedLatencyEngine({ ttftMs: 1, itlMs: 1 }, clock);
     const box: { handle?: { cancel(): void } } = {};
-    const sink = new RecordingSink((i) => {
+    const sink = new RecordingSink(clock, (i) => {
       if (i === 1) box.handle?.cancel();
     });
     box.handle = engine.submit({ promptTokens: 1, choices: 1, maxTokens: 50 }, sink);
-    const idle = new RecordingSink();
+    const idle = new RecordingSink(clock);
     const idleHandle = engine.submit({ promptTokens: 1, choices: 1, maxTokens: 50 }, idle);
     idleHandle.cancel();
     idleHandle.cancel();
-    await sleep(40);
+    clock.advance(100);
     assert.deepEqual(sink.steps, [0, 1]);
     assert.equal(sink.finished, false);
     assert.deepEqual(idle.steps, []);
     assert.equal(engine.load().running, 0);
+    assert.equal(clock.size, 0, 'no timer left armed');
   });
 
-  void it('cancels everything on shutdown', async () => {
-    const engine = new FixedLatencyEngine({ ttftMs: 5, itlMs: 5 });
-    const sinks = [new RecordingSink(), new RecordingSink()];
+  void it('cancels everything on shutdown', () => {
+    const clock = new ManualClock();
+    const engine = new FixedLatencyEngine({ ttftMs: 5, itlMs: 5 }, clock);
+    const sinks = [new RecordingSink(clock), new RecordingSink(clock)];
     for (const s of sinks) engine.submit({ promptTokens: 1, choices: 1, maxTokens: 10 }, s);
     engine.shutdown();
-    await sleep(20);
+    assert.equal(clock.size, 0, 'no timer left armed');
+    clock.advance(100);
     assert.equal(engine.load().running, 0);
     assert.ok(sinks.every((s) => s.steps.length === 0 && !s.finished));
   });
 });
 
 void describe('RateMeter', () => {
-  void it('reports a positive rate that decays toward zero', async () => {
-    const meter = new RateMeter(20);
+  void it('reports a positive rate that decays exponentially toward zero', () => {
+    const clock = new ManualClock();
+    const meter = new RateMeter(20, clock);
     meter.add(100);
     const first = meter.rate();
-    assert.ok(first > 0);
-    await sleep(60);
-    assert.ok(meter.rate() < first / 2);
+    assert.equal(first, (100 * 1000) / 20);
+    clock.advance(60);
+    // Three time constants later: e^-3 of it.
+    assert.ok(Math.abs(meter.rate() - first * Math.exp(-3)) < 1e-9, String(meter.rate()));
   });
 
   void it('queues beyond its running window, FIFO, and admits the next when a slot frees', async () => {
-    const engine = new FixedLatencyEngine({ ttftMs: 1, itlMs: 1, maxRunning: 2 });
+    const clock = new ManualClock();
+    const engine = new FixedLatencyEngine({ ttftMs: 1, itlMs: 1, maxRunning: 2 }, clock);
     const order: string[] = [];
     const sink = (name: string): RecordingSink => {
-      const s = new RecordingSink((i) => {
-        if (i === 0) order.push(`${name} first token`);
+      const s = new RecordingSink(clock, (i) => {
+        if (i === 0) order.push(`${name} first token at ${clock.now()}`);
       });
       void s.done.then(() => order.push(`${name} finished`));
       return s;
@@ -117,33 +135,47 @@ void describe('RateMeter', () => {
       [load.running, load.waiting, load.waitingUncachedTokens, load.usedTokens],
       [2, 1, 7, 10],
     );
-    await Promise.all([a.done, b.done, c.done]);
+    await clock.settle(10);
+    assert.ok([a, b, c].every((s) => s.finished));
     assert.deepEqual(c.steps, [0, 1, 2]);
-    assert.ok(order.indexOf('c first token') > order.indexOf('a finished'), order.join(', '));
+    // a and b finish at 3 ms; c, admitted then, gets its first token 1 ms later.
+    assert.deepEqual(order, [
+      'a first token at 1',
+      'b first token at 1',
+      'a finished',
+      'b finished',
+      'c first token at 4',
+      'c finished',
+    ]);
     assert.deepEqual([engine.load().running, engine.load().waiting], [0, 0]);
   });
 
-  void it('runs a request wider than the window alone, and holds later ones behind it', async () => {
-    const engine = new FixedLatencyEngine({ ttftMs: 1, itlMs: 1, maxRunning: 2 });
-    const wide = new RecordingSink();
-    const next = new RecordingSink();
+  void it('runs a request wider than the window alone, and holds later ones behind it', () => {
+    const clock = new ManualClock();
+    const engine = new FixedLatencyEngine({ ttftMs: 1, itlMs: 1, maxRunning: 2 }, clock);
+    const wide = new RecordingSink(clock);
+    const next = new RecordingSink(clock);
     engine.submit({ promptTokens: 1, choices: 3, maxTokens: 2 }, wide);
     engine.submit({ promptTokens: 1, choices: 1, maxTokens: 2 }, next);
     assert.deepEqual([engine.load().running, engine.load().waiting], [3, 1]);
-    await Promise.all([wide.done, next.done]);
-    assert.deepEqual(next.steps, [0, 1]);
+    clock.advance(10);
+    assert.ok(wide.finished && next.finished);
+    assert.deepEqual(wide.stepTimes, [1, 2]);
+    assert.deepEqual(next.stepTimes, [3, 4], 'admitted only when the wide one finished');
   });
 
-  void it('drops a queued request that is cancelled before it runs', async () => {
-    const engine = new FixedLatencyEngine({ ttftMs: 1, itlMs: 1, maxRunning: 1 });
-    const first = new RecordingSink();
-    const queued = new RecordingSink();
+  void it('drops a queued request that is cancelled before it runs', () => {
+    const clock = new ManualClock();
+    const engine = new FixedLatencyEngine({ ttftMs: 1, itlMs: 1, maxRunning: 1 }, clock);
+    const first = new RecordingSink(clock);
+    const queued = new RecordingSink(clock);
     engine.submit({ promptTokens: 1, choices: 1, maxTokens: 2 }, first);
     engine.submit({ promptTokens: 1, choices: 1, maxTokens: 2 }, queued).cancel();
     assert.equal(engine.load().waiting, 0);
-    await first.done;
-    await sleep(10);
+    clock.advance(10);
+    assert.equal(first.finished, true);
     assert.deepEqual(queued.steps, []);
     assert.equal(engine.load().running, 0);
+    assert.equal(clock.size, 0);
   });
 });
