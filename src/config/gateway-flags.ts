@@ -102,19 +102,21 @@ const SERVER_AND_PD_FLAGS: readonly CoreFlag[] = [
     help: 'PD: in-flight prefill requests per prefill worker (<= 0 = off)',
     status: 'switchyard-only',
   },
-  // No flag default: giving either option without a positive limit is a startup error.
+  // Giving either option without a positive limit is a startup error (validate.ts GIVEN_RULES).
   {
     name: 'prefill-queue-size',
     key: 'prefillQueueSize',
     kind: 'int',
-    help: 'PD: requests that may wait for a prefill slot; 0 = reject at once [default: 100]',
+    default: 100,
+    help: 'PD: requests that may wait for a prefill slot; 0 = reject at once',
     status: 'switchyard-only',
   },
   {
     name: 'prefill-queue-timeout-secs',
     key: 'prefillQueueTimeoutSecs',
     kind: 'int',
-    help: 'PD: longest wait for a prefill slot [default: 60]',
+    default: 60,
+    help: 'PD: longest wait for a prefill slot',
     status: 'switchyard-only',
   },
   {

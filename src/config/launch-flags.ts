@@ -36,7 +36,11 @@ export function resolveLaunchFlags(
     if (flag?.status !== 'no-effect') continue;
     if (!noEffect.includes(`--${typed}`)) noEffect.push(`--${typed}`);
   }
-  const { config, warnings } = buildConfigWithWarnings(onlyImplemented(values, table), table);
+  const { config, warnings } = buildConfigWithWarnings(
+    onlyImplemented(values, table),
+    table,
+    new Set(given.map(({ spec }) => spec.key)),
+  );
   return { config, noEffect, warnings };
 }
 

@@ -1,6 +1,11 @@
 /**
  * The gateway configuration schema. Flag parsing produces a raw object; this schema types it
  * and checks every single-field range. Cross-field rules live in `validate.ts`.
+ *
+ * Every default is in the flag table (`gateway-flags.ts`, `flags-*.ts`): `parseFlags` fills it in
+ * and `--help` prints it, so it is written once. An optional field here is never a default: it
+ * means off (no overload veto, no refill, no key, no probe listener) or inherited (a leg policy
+ * is `--policy`'s, an assignment mode is the policy's own).
  */
 import { PD_WEIGHT_MODES } from '../routing/router-weights.js';
 import { z } from 'zod';
@@ -73,8 +78,8 @@ export const gatewayConfigSchema = z.object({
   decode: z.array(workerUrlSchema),
   prefillPolicy: z.enum(LEG_POLICY_NAMES).optional(),
   prefillMaxInflightRequestsPerWorker: z.number().int(),
-  prefillQueueSize: nonNegativeInt.optional(),
-  prefillQueueTimeoutSecs: secs(1).optional(),
+  prefillQueueSize: nonNegativeInt,
+  prefillQueueTimeoutSecs: secs(1),
   pdAdmissionWaitSecs: secs(0),
   disablePdDecodeAdmission: z.boolean(),
   decodePolicy: z.enum(LEG_POLICY_NAMES).optional(),

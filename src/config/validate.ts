@@ -16,13 +16,22 @@ type Rule = (c: GatewayConfig) => string | undefined;
 /** Config keys whose values are secrets, kept out of error messages. */
 const SECRET_KEYS: ReadonlySet<string> = new Set(['apiKey', 'controlPlaneApiKeys']);
 
-/** Cross-field rules, SMG's and Switchyard's own. Each returns a message naming the flags involved, or undefined. */
-const RULES: readonly Rule[] = [
-  (c) =>
-    (c.prefillQueueSize !== undefined || c.prefillQueueTimeoutSecs !== undefined) &&
+/**
+ * Rules on the flags typed rather than on their values (a default never breaks one): `given`
+ * holds the config keys of the flags given on the command line.
+ */
+type GivenRule = (c: GatewayConfig, given: ReadonlySet<string>) => string | undefined;
+
+const GIVEN_RULES: readonly GivenRule[] = [
+  (c, given) =>
+    (given.has('prefillQueueSize') || given.has('prefillQueueTimeoutSecs')) &&
     c.prefillMaxInflightRequestsPerWorker <= 0
       ? '--prefill-queue-size and --prefill-queue-timeout-secs need a positive --prefill-max-inflight-requests-per-worker'
       : undefined,
+];
+
+/** Cross-field rules, SMG's and Switchyard's own. Each returns a message naming the flags involved, or undefined. */
+const RULES: readonly Rule[] = [
   (c) =>
     c.prefillMaxInflightRequestsPerWorker > 0 && !c.pdDisaggregation && !c.enableIgw
       ? '--prefill-max-inflight-requests-per-worker needs --pd-disaggregation or --enable-igw (prefill admission is a PD feature)'
@@ -49,13 +58,15 @@ export function buildConfig(
 
 /**
  * As buildConfig, and also returns one warning line per input SMG accepts but ignores or reads
- * in its own way (ignored-inputs.ts), for `launch` to log at startup.
+ * in its own way (ignored-inputs.ts), for `launch` to log at startup. `givenKeys` are the config
+ * keys of the flags typed (parseFlagsTracked), for the rules on what was given.
  */
 export function buildConfigWithWarnings(
-  given: RawFlags,
+  values: RawFlags,
   specs: readonly FlagSpec[] = GATEWAY_FLAGS,
+  givenKeys: ReadonlySet<string> = new Set(),
 ): { config: GatewayConfig; warnings: string[] } {
-  const { raw, warnings } = dropIgnoredInputs(given);
+  const { raw, warnings } = dropIgnoredInputs(values);
   const parsed = gatewayConfigSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -72,6 +83,10 @@ export function buildConfigWithWarnings(
       ? secret
       : `got ${redactUrlCredentials(JSON.stringify(value))}`;
     throw new UsageError(`${flag}: ${issue?.message ?? 'invalid value'} (${got})`);
+  }
+  for (const rule of GIVEN_RULES) {
+    const message = rule(parsed.data, givenKeys);
+    if (message) throw new UsageError(message);
   }
   for (const rule of RULES) {
     const message = rule(parsed.data);

@@ -132,8 +132,8 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
       ? new PrefillAdmission(
           {
             limit: config.prefillMaxInflightRequestsPerWorker,
-            queueSize: config.prefillQueueSize ?? 100,
-            queueTimeoutMs: (config.prefillQueueTimeoutSecs ?? 60) * 1000,
+            queueSize: config.prefillQueueSize,
+            queueTimeoutMs: config.prefillQueueTimeoutSecs * 1000,
           },
           registry,
           metrics,

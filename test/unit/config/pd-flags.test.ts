@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseFlags, UsageError } from '@switchyard/kit';
+import { formatHelp, parseFlags, UsageError } from '@switchyard/kit';
 import { GATEWAY_FLAGS } from '../../../src/config/gateway-flags.js';
+import { resolveLaunchFlags } from '../../../src/config/launch-flags.js';
 import { buildConfig } from '../../../src/config/validate.js';
 
 const build = (args: string[]) => buildConfig(parseFlags(args, GATEWAY_FLAGS));
@@ -52,4 +53,19 @@ test('leg policies fall back to --policy and are ignored outside PD mode, as SMG
       build(['--pd-disaggregation', '--decode-policy', 'power_of_two', '--decode', 'http://d1:1']),
     (e: unknown) => e instanceof UsageError && /--decode-policy power_of_two/.test(e.message),
   );
+});
+
+test('the prefill queue defaults come from the flag table, and only a typed flag needs admission on', () => {
+  const c = build(['--pd-disaggregation']);
+  assert.equal(c.prefillQueueSize, 100);
+  assert.equal(c.prefillQueueTimeoutSecs, 60);
+  const help = formatHelp('t', 't', GATEWAY_FLAGS);
+  assert.match(help, /--prefill-queue-size .*\[default: 100\]/);
+  assert.match(help, /--prefill-queue-timeout-secs .*\[default: 60\]/);
+  for (const flag of ['--prefill-queue-size', '--prefill-queue-timeout-secs']) {
+    assert.throws(
+      () => resolveLaunchFlags(['--pd-disaggregation', flag, '60']),
+      (err: unknown) => err instanceof UsageError && /need a positive/.test(err.message),
+    );
+  }
 });
