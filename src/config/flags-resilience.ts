@@ -1,5 +1,6 @@
 /** The resilience flags of `switchyard launch`: retries, circuit breakers, load monitoring, overload protection and the concurrency limit. */
 import type { CoreFlag } from './core-flag.js';
+import { OVERLOAD_PROTECTION_TOKEN_USAGE } from '../workers/overload.js';
 
 export const RESILIENCE_FLAGS: readonly CoreFlag[] = [
   // Resilience
@@ -107,7 +108,7 @@ export const RESILIENCE_FLAGS: readonly CoreFlag[] = [
     key: 'workerOverloadProtection',
     kind: 'bool',
     default: false,
-    help: 'Veto workers at 0.9 KV usage',
+    help: `Veto workers at ${OVERLOAD_PROTECTION_TOKEN_USAGE} KV usage`,
   },
   {
     name: 'worker-overload-waiting-requests',

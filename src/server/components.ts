@@ -21,7 +21,8 @@ import { systemClock, type Clock } from '../util/clock.js';
 import { mathRandom, type Random } from '@switchyard/kit';
 import { circuitFactory } from '../workers/circuit-factory.js';
 import { HealthChecker } from '../workers/health.js';
-import { LoadMonitor, type OverloadThresholds } from '../workers/load-monitor.js';
+import { LoadMonitor } from '../workers/load-monitor.js';
+import { overloadThresholdsFrom, type OverloadThresholds } from '../workers/overload.js';
 import { WorkerRegistry } from '../workers/registry.js';
 import { WorkerService } from '../workers/service.js';
 import { WorkerConnectGuard } from '../workers/connect-guard.js';
@@ -61,14 +62,6 @@ export function retryConfigFrom(c: GatewayConfig): RetryConfig {
     maxBackoffMs: c.retryMaxBackoffMs,
     multiplier: c.retryBackoffMultiplier,
     jitter: c.retryJitterFactor,
-  };
-}
-
-/** SMG: either explicit threshold enables protection; `--worker-overload-protection` adds 0.9 KV usage. */
-export function overloadThresholdsFrom(c: GatewayConfig): OverloadThresholds {
-  return {
-    waitingRequests: c.workerOverloadWaitingRequests,
-    tokenUsage: c.workerOverloadTokenUsage ?? (c.workerOverloadProtection ? 0.9 : undefined),
   };
 }
 

@@ -9,33 +9,17 @@ import { request, type Dispatcher } from 'undici';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { Clock } from '../util/clock.js';
 import { workerCallHeaders } from '../upstream/headers.js';
-import {
-  meanTokenUsage,
-  sumWaitingReqs,
-  type RankLoad,
-  type WorkerLoadSnapshot,
-} from './load-snapshot.js';
+import type { RankLoad, WorkerLoadSnapshot } from './load-snapshot.js';
+import { isOverloaded, type OverloadThresholds } from './overload.js';
 import { EngineGauges } from './engine-gauges.js';
 import { parseLoadsJson, parseLoadsMetrics } from './load-parse.js';
 import type { WorkerRegistry } from './registry.js';
 import type { Worker } from './worker.js';
 
-export interface OverloadThresholds {
-  waitingRequests?: number | undefined;
-  tokenUsage?: number | undefined;
-}
-
 export interface LoadMonitorConfig {
   intervalSecs: number;
   engineMetrics: boolean;
   overload: OverloadThresholds;
-}
-
-/** SMG's veto: either signal at or above its threshold (`>=`). */
-export function isOverloaded(s: WorkerLoadSnapshot, t: OverloadThresholds): boolean {
-  if (t.waitingRequests !== undefined && sumWaitingReqs(s) >= t.waitingRequests) return true;
-  if (t.tokenUsage !== undefined && meanTokenUsage(s) >= t.tokenUsage) return true;
-  return false;
 }
 
 export class LoadMonitor {
