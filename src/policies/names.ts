@@ -1,3 +1,5 @@
+import type { PolicyConfig } from './policy-config.js';
+
 /** Policy names Switchyard implements, accepted by `--policy`. */
 export const POLICY_NAMES = [
   'random',
@@ -33,3 +35,27 @@ export const UNSUPPORTED_POLICY_NAMES = ['bucket'] as const;
 /** Manual/sticky assignment modes (`--assignment-mode`). */
 export const ASSIGNMENT_MODES = ['random', 'min_load', 'min_group', 'delegate'] as const;
 export type AssignmentMode = (typeof ASSIGNMENT_MODES)[number];
+
+/**
+ * Whether the policy reads engine loads (so they must be polled): the load-based policies
+ * always, cache_aware only when one of its KV-usage gates is on (a threshold below 1.0).
+ */
+export function policyReadsLoads(
+  name: PolicyName,
+  cfg: Pick<PolicyConfig, 'balanceTokenUsageThreshold' | 'overloadTokenUsageThreshold'>,
+): boolean {
+  switch (name) {
+    case 'least_load':
+    case 'power_of_two':
+      return true;
+    case 'cache_aware':
+      return cfg.balanceTokenUsageThreshold < 1 || cfg.overloadTokenUsageThreshold < 1;
+    case 'random':
+    case 'round_robin':
+    case 'passthrough':
+    case 'prefix_hash':
+    case 'consistent_hashing':
+    case 'manual':
+      return false;
+  }
+}

@@ -1,8 +1,7 @@
 /**
- * The knobs every policy reads, with SMG's CLI defaults. Built from the gateway config in one place
- * so policies never see the whole config.
+ * The knobs every policy reads, with SMG's CLI defaults. Picked from the
+ * gateway config in one place so policies never see the whole config.
  */
-import type { GatewayConfig } from '../config/schema.js';
 import type { AssignmentMode } from './names.js';
 
 export interface PolicyConfig {
@@ -59,7 +58,16 @@ export const DEFAULT_POLICY_CONFIG: PolicyConfig = {
   assignmentMode: undefined,
 };
 
-export function policyConfigFrom(c: GatewayConfig): PolicyConfig {
+/**
+ * What `policyConfigFrom` reads: the same keys, which the gateway config carries under the same
+ * names (`--assignment-mode` may be absent there).
+ */
+export type PolicyFlags = Omit<PolicyConfig, 'assignmentMode'> & {
+  assignmentMode?: AssignmentMode | undefined;
+};
+
+/** The policy knobs alone, so a policy holding its config holds nothing else of the gateway's. */
+export function policyConfigFrom(c: PolicyFlags): PolicyConfig {
   return {
     cacheThreshold: c.cacheThreshold,
     balanceAbsThreshold: c.balanceAbsThreshold,

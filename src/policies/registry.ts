@@ -9,7 +9,7 @@ import type { Random } from '@switchyard/kit';
 import type { WorkerRegistry } from '../workers/registry.js';
 import type { Worker } from '../workers/worker.js';
 import type { PolicyName } from './names.js';
-import type { PolicyConfig } from './policy-config.js';
+import { policyConfigFrom, type PolicyConfig, type PolicyFlags } from './policy-config.js';
 import type { Policy } from './policy.js';
 import { CacheAwarePolicy } from './cache-aware.js';
 import { ConsistentHashingPolicy } from './consistent-hashing.js';
@@ -35,6 +35,17 @@ export interface PolicyDeps {
    * sticky map (sticky-override.ts). Off when absent.
    */
   stickyOverride?: boolean | undefined;
+}
+
+/** The gateway's shared parts a policy may use; its knobs come from the config. */
+export type PolicyServices = Pick<PolicyDeps, 'random' | 'clock' | 'metrics' | 'logger'>;
+
+/** The policy knobs and `--routing-key-override`, with the shared parts: what every registry gets. */
+export function policyDepsFromConfig(
+  c: PolicyFlags & { routingKeyOverride: boolean },
+  services: PolicyServices,
+): PolicyDeps {
+  return { ...services, config: policyConfigFrom(c), stickyOverride: c.routingKeyOverride };
 }
 
 /** A model's policy, wrapped for `--routing-key-override` when `deps.stickyOverride` is set. */

@@ -9,8 +9,7 @@ import { DecodeAdmission } from '../admission/decode-admission.js';
 import type { GatewayConfig } from '../config/schema.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { GatewayMetrics } from '../observability/metrics.js';
-import { policyConfigFrom } from '../policies/policy-config.js';
-import { PolicyRegistry } from '../policies/registry.js';
+import { PolicyRegistry, policyDepsFromConfig } from '../policies/registry.js';
 import { RegularRouter } from '../routing/regular-router.js';
 import type { RetryConfig } from '../routing/retry.js';
 import type { Router } from '../routing/router.js';
@@ -21,8 +20,7 @@ import { systemClock, type Clock } from '../util/clock.js';
 import { mathRandom, type Random } from '@switchyard/kit';
 import { circuitFactory } from '../workers/circuit-factory.js';
 import { HealthChecker } from '../workers/health.js';
-import { LoadMonitor } from '../workers/load-monitor.js';
-import { overloadThresholdsFrom, type OverloadThresholds } from '../workers/overload.js';
+import { loadMonitorFromConfig, type LoadMonitor } from '../workers/load-monitor.js';
 import { WorkerRegistry } from '../workers/registry.js';
 import { WorkerService } from '../workers/service.js';
 import { WorkerConnectGuard } from '../workers/connect-guard.js';
@@ -65,22 +63,6 @@ export function retryConfigFrom(c: GatewayConfig): RetryConfig {
   };
 }
 
-/** Load polling is on by default (SMG); `--disable-load-monitoring` keeps it only where something reads loads. */
-function needsLoadMonitor(c: GatewayConfig, overload: OverloadThresholds): boolean {
-  if (!c.disableLoadMonitoring) return true;
-  const loadAware =
-    c.policy === 'least_load' ||
-    c.policy === 'power_of_two' ||
-    (c.policy === 'cache_aware' &&
-      (c.balanceTokenUsageThreshold < 1 || c.overloadTokenUsageThreshold < 1));
-  return (
-    loadAware ||
-    c.engineMetrics ||
-    overload.waitingRequests !== undefined ||
-    overload.tokenUsage !== undefined
-  );
-}
-
 export function buildComponents(config: GatewayConfig, opts: ComponentOptions = {}): Components {
   const logger = opts.logger ?? createLogger({ level: config.logLevel, json: config.logJson });
   const clock = opts.clock ?? systemClock;
@@ -101,14 +83,7 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     lookup: connectGuard.lookup,
   });
   const workerDispatcher = new Agent({ connect: { lookup: connectGuard.lookup, timeout: 10_000 } });
-  const policyDeps = {
-    random,
-    clock,
-    metrics,
-    logger,
-    config: policyConfigFrom(config),
-    stickyOverride: config.routingKeyOverride,
-  };
+  const policyDeps = policyDepsFromConfig(config, { random, clock, metrics, logger });
   const policies = new PolicyRegistry(config.policy, policyDeps, registry);
   const common = {
     registry,
@@ -236,16 +211,12 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     (w) => workers.remove(w.id, w.url),
     workerDispatcher,
   );
-  const overload = overloadThresholdsFrom(config);
-  const loadMonitor = needsLoadMonitor(config, overload)
-    ? new LoadMonitor(
-        { intervalSecs: config.loadMonitorInterval, engineMetrics: config.engineMetrics, overload },
-        registry,
-        metrics,
-        clock,
-        workerDispatcher,
-      )
-    : undefined;
+  const loadMonitor = loadMonitorFromConfig(config, {
+    registry,
+    metrics,
+    clock,
+    dispatcher: workerDispatcher,
+  });
   const limiter =
     config.maxConcurrentRequests > 0
       ? new ConcurrencyLimiter(

@@ -6,11 +6,18 @@
  * fail looks "unknown", never idle.
  */
 import { request, type Dispatcher } from 'undici';
+import type { GatewayConfig } from '../config/schema.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
+import { policyReadsLoads } from '../policies/names.js';
 import type { Clock } from '../util/clock.js';
 import { workerCallHeaders } from '../upstream/headers.js';
 import type { RankLoad, WorkerLoadSnapshot } from './load-snapshot.js';
-import { isOverloaded, type OverloadThresholds } from './overload.js';
+import {
+  isOverloaded,
+  overloadThresholdsFrom,
+  overloadVetoOn,
+  type OverloadThresholds,
+} from './overload.js';
 import { EngineGauges } from './engine-gauges.js';
 import { parseLoadsJson, parseLoadsMetrics } from './load-parse.js';
 import type { WorkerRegistry } from './registry.js';
@@ -20,6 +27,50 @@ export interface LoadMonitorConfig {
   intervalSecs: number;
   engineMetrics: boolean;
   overload: OverloadThresholds;
+}
+
+type LoadMonitorFlags = Pick<
+  GatewayConfig,
+  | 'loadMonitorInterval'
+  | 'disableLoadMonitoring'
+  | 'engineMetrics'
+  | 'policy'
+  | 'balanceTokenUsageThreshold'
+  | 'overloadTokenUsageThreshold'
+  | 'workerOverloadWaitingRequests'
+  | 'workerOverloadTokenUsage'
+  | 'workerOverloadProtection'
+>;
+
+export interface LoadMonitorDeps {
+  registry: WorkerRegistry;
+  metrics: GatewayMetrics;
+  clock: Clock;
+  dispatcher: Dispatcher;
+}
+
+/**
+ * Load polling is on by default (SMG); `--disable-load-monitoring` keeps it only where something
+ * reads loads: the policy, `--engine-metrics` or the overload veto. Undefined when nothing polls.
+ */
+export function loadMonitorFromConfig(
+  c: LoadMonitorFlags,
+  deps: LoadMonitorDeps,
+): LoadMonitor | undefined {
+  const overload = overloadThresholdsFrom(c);
+  const needed =
+    !c.disableLoadMonitoring ||
+    policyReadsLoads(c.policy, c) ||
+    c.engineMetrics ||
+    overloadVetoOn(overload);
+  if (!needed) return undefined;
+  return new LoadMonitor(
+    { intervalSecs: c.loadMonitorInterval, engineMetrics: c.engineMetrics, overload },
+    deps.registry,
+    deps.metrics,
+    deps.clock,
+    deps.dispatcher,
+  );
 }
 
 export class LoadMonitor {
