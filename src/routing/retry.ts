@@ -5,6 +5,7 @@
  * min(initial * multiplier^i, max) with ±jitter. The decorator itself holds no lease: an attempt
  * that throws has released its own, and a discarded answer's are released before the sleep.
  */
+import type { GatewayConfig } from '../config/schema.js';
 import type { Random } from '@switchyard/kit';
 import { GatewayError } from '../errors/gateway-error.js';
 import { RETRYABLE_STATUSES } from '../errors/retryable.js';
@@ -19,6 +20,27 @@ export interface RetryConfig {
   maxBackoffMs: number;
   multiplier: number;
   jitter: number;
+}
+
+/** The `--retry-*` flags; `--disable-retries` is one attempt (SMG: max_retries 1). */
+export function retryConfigFrom(
+  c: Pick<
+    GatewayConfig,
+    | 'disableRetries'
+    | 'retryMaxRetries'
+    | 'retryInitialBackoffMs'
+    | 'retryMaxBackoffMs'
+    | 'retryBackoffMultiplier'
+    | 'retryJitterFactor'
+  >,
+): RetryConfig {
+  return {
+    maxAttempts: c.disableRetries ? 1 : Math.max(1, c.retryMaxRetries),
+    initialBackoffMs: c.retryInitialBackoffMs,
+    maxBackoffMs: c.retryMaxBackoffMs,
+    multiplier: c.retryBackoffMultiplier,
+    jitter: c.retryJitterFactor,
+  };
 }
 
 /** Backoff before the attempt after 0-based attempt `i`. */

@@ -1,8 +1,10 @@
 /**
  * Builds every long-lived part of a gateway from its validated config and wires the parts to
- * each other. Owns no sockets: `gateway.ts` listens and shuts down.
+ * each other. Each part reads its own flags (`xFromConfig` beside its class); this file only
+ * says which parts exist and what each is given. Owns no sockets: `gateway.ts` listens and
+ * shuts down.
  */
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import { ConcurrencyLimiter } from '../admission/concurrency-limiter.js';
 import { PrefillAdmission } from '../admission/prefill-admission.js';
 import { DecodeAdmission } from '../admission/decode-admission.js';
@@ -10,21 +12,22 @@ import type { GatewayConfig } from '../config/schema.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { GatewayMetrics } from '../observability/metrics.js';
 import { PolicyRegistry, policyDepsFromConfig } from '../policies/registry.js';
-import { RegularRouter } from '../routing/regular-router.js';
-import type { RetryConfig } from '../routing/retry.js';
 import type { Router } from '../routing/router.js';
-import { RouterManager } from '../routing/router-manager.js';
-import { PdRouter } from '../pd/pd-router.js';
-import { UpstreamPools } from '../upstream/pools.js';
+import { routerFromConfig } from '../routing/router-from-config.js';
+import { upstreamPoolsFromConfig, type UpstreamPools } from '../upstream/pools.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { mathRandom, type Random } from '@switchyard/kit';
-import { circuitFactory } from '../workers/circuit-factory.js';
-import { HealthChecker } from '../workers/health.js';
+import { circuitFactoryFromConfig } from '../workers/circuit-factory.js';
+import { connectGuardFromConfig, guardedWorkerAgent } from '../workers/connect-guard.js';
+import { healthCheckerFromConfig, type HealthChecker } from '../workers/health.js';
 import { loadMonitorFromConfig, type LoadMonitor } from '../workers/load-monitor.js';
 import { WorkerRegistry } from '../workers/registry.js';
-import { WorkerService } from '../workers/service.js';
-import { WorkerConnectGuard } from '../workers/connect-guard.js';
-import { WorkerTargetGuard, type HostLookup } from '../workers/target-guard.js';
+import { workerServiceFromConfig, type WorkerService } from '../workers/service.js';
+import {
+  targetGuardFromConfig,
+  type HostLookup,
+  type WorkerTargetGuard,
+} from '../workers/target-guard.js';
 
 export interface ComponentOptions {
   logger?: Logger;
@@ -53,16 +56,6 @@ export interface Components {
   decodeAdmission: DecodeAdmission | undefined;
 }
 
-export function retryConfigFrom(c: GatewayConfig): RetryConfig {
-  return {
-    maxAttempts: c.disableRetries ? 1 : Math.max(1, c.retryMaxRetries),
-    initialBackoffMs: c.retryInitialBackoffMs,
-    maxBackoffMs: c.retryMaxBackoffMs,
-    multiplier: c.retryBackoffMultiplier,
-    jitter: c.retryJitterFactor,
-  };
-}
-
 export function buildComponents(config: GatewayConfig, opts: ComponentOptions = {}): Components {
   const logger = opts.logger ?? createLogger({ level: config.logLevel, json: config.logJson });
   const clock = opts.clock ?? systemClock;
@@ -71,30 +64,11 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
   const registry = new WorkerRegistry(metrics);
   // Registration judges a worker's address once; a name can resolve elsewhere later (DNS
   // rebinding), so every connection to a worker is judged again when it opens.
-  const connectGuard = new WorkerConnectGuard({
-    allowCidrs: config.workerAllowCidr,
-    lookup: opts.lookup,
-    logger,
-    clock,
-  });
-  const pools = new UpstreamPools({
-    idleTimeoutMs: config.upstreamPoolIdleTimeoutSecs * 1000,
-    requestTimeoutMs: config.requestTimeoutSecs * 1000,
-    lookup: connectGuard.lookup,
-  });
-  const workerDispatcher = new Agent({ connect: { lookup: connectGuard.lookup, timeout: 10_000 } });
+  const connectGuard = connectGuardFromConfig(config, { lookup: opts.lookup, logger, clock });
+  const pools = upstreamPoolsFromConfig(config, { lookup: connectGuard.lookup });
+  const workerDispatcher = guardedWorkerAgent(connectGuard);
   const policyDeps = policyDepsFromConfig(config, { random, clock, metrics, logger });
   const policies = new PolicyRegistry(config.policy, policyDeps, registry);
-  const common = {
-    registry,
-    pools,
-    metrics,
-    logger,
-    random,
-    retry: retryConfigFrom(config),
-    requestTimeoutMs: config.requestTimeoutSecs * 1000,
-    overloadRetryAfterSecs: config.loadMonitorInterval,
-  };
   const prefillAdmission =
     config.prefillMaxInflightRequestsPerWorker > 0
       ? new PrefillAdmission(
@@ -124,93 +98,33 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
         })
       : undefined;
   decodeAdmission?.attach(registry);
-  const makePd = (): PdRouter =>
-    new PdRouter({
-      ...common,
-      prefillAdmission,
-      decodeAdmission,
-      prefillPolicies: new PolicyRegistry(
-        config.prefillPolicy ?? config.policy,
-        policyDeps,
-        registry,
-      ),
-      decodePolicies: new PolicyRegistry(
-        config.decodePolicy ?? config.policy,
-        policyDeps,
-        registry,
-      ),
-    });
-  let router: Router;
-  if (config.enableIgw) {
-    const manager = new RouterManager({
-      registry,
-      regular: new RegularRouter({ ...common, policies }),
-      pd: makePd(),
-      weightMode: config.pdWeightMode,
-      random,
-      metrics: {
-        onChoice: (routerType, model) =>
-          metrics.routerSelection.inc({ router_type: routerType, model }),
-        onWeights: (model, weights) => {
-          for (const [routerType, value] of Object.entries(weights))
-            metrics.routerWeight.set({ model, router_type: routerType }, value);
-        },
-      },
-    });
-    metrics.refreshRouterWeights = () => manager.reportWeights();
-    router = manager;
-  } else {
-    router = config.pdDisaggregation ? makePd() : new RegularRouter({ ...common, policies });
-  }
-  const makeCircuit = circuitFactory(
-    {
-      failureThreshold: config.cbFailureThreshold,
-      successThreshold: config.cbSuccessThreshold,
-      timeoutMs: config.cbTimeoutDurationSecs * 1000,
-      disabled: config.disableCircuitBreaker,
-    },
-    clock,
-    metrics,
-  );
-  const targets = new WorkerTargetGuard({
-    allowCidrs: config.workerAllowCidr,
-    lookup: opts.lookup,
-  });
-  const workers = new WorkerService(
+  const router = routerFromConfig(config, {
     registry,
     pools,
-    {
-      startupDelaySecs: config.workerStartupDelay,
-      startupCheckIntervalSecs: config.workerStartupCheckInterval,
-      startupTimeoutSecs: config.workerStartupTimeoutSecs,
-      healthEndpoint: config.healthCheckEndpoint,
-      healthTimeoutSecs: config.healthCheckTimeoutSecs,
-      healthDisabled: config.disableHealthCheck,
-      drainSettleSecs: config.drainSettleSecs,
-      defaultApiKey: config.apiKey,
-      dpAware: config.dpAware,
-    },
+    metrics,
     logger,
-    makeCircuit,
+    random,
+    policies,
+    policyDeps,
+    prefillAdmission,
+    decodeAdmission,
+  });
+  const targets = targetGuardFromConfig(config, { lookup: opts.lookup });
+  const workers = workerServiceFromConfig(config, {
+    registry,
+    pools,
+    logger,
+    makeCircuit: circuitFactoryFromConfig(config, { clock, metrics }),
     targets,
-    workerDispatcher,
-  );
-  const health = new HealthChecker(
-    {
-      intervalSecs: config.healthCheckIntervalSecs,
-      timeoutSecs: config.healthCheckTimeoutSecs,
-      endpoint: config.healthCheckEndpoint,
-      successThreshold: config.healthSuccessThreshold,
-      failureThreshold: config.healthFailureThreshold,
-      disabled: config.disableHealthCheck,
-      removeUnhealthy: config.removeUnhealthyWorkers,
-    },
+    dispatcher: workerDispatcher,
+  });
+  const health = healthCheckerFromConfig(config, {
     registry,
     metrics,
     logger,
-    (w) => workers.remove(w.id, w.url),
-    workerDispatcher,
-  );
+    removeWorker: (w) => workers.remove(w.id, w.url),
+    dispatcher: workerDispatcher,
+  });
   const loadMonitor = loadMonitorFromConfig(config, {
     registry,
     metrics,

@@ -4,6 +4,7 @@
  */
 import type { LookupFunction } from 'node:net';
 import { Pool } from 'undici';
+import type { GatewayConfig } from '../config/schema.js';
 import { MAX_TIMER_MS } from '@switchyard/kit';
 
 /**
@@ -22,6 +23,18 @@ export interface PoolOptions {
   requestTimeoutMs: number;
   /** Resolves worker host names for new connections and refuses forbidden addresses (connect-guard.ts). */
   lookup: LookupFunction;
+}
+
+/** `--upstream-pool-idle-timeout-secs` and `--request-timeout-secs`, connecting through `lookup`. */
+export function upstreamPoolsFromConfig(
+  c: Pick<GatewayConfig, 'upstreamPoolIdleTimeoutSecs' | 'requestTimeoutSecs'>,
+  deps: { lookup: LookupFunction },
+): UpstreamPools {
+  return new UpstreamPools({
+    idleTimeoutMs: c.upstreamPoolIdleTimeoutSecs * 1000,
+    requestTimeoutMs: c.requestTimeoutSecs * 1000,
+    lookup: deps.lookup,
+  });
 }
 
 interface Entry {

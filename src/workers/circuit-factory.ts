@@ -2,12 +2,33 @@
  * Builds each worker's circuit breaker from the `--cb-*` flags, wired to the `smg_worker_cb_*`
  * metrics. `--disable-circuit-breaker` gives breakers that never open (SMG: threshold u32::MAX).
  */
+import type { GatewayConfig } from '../config/schema.js';
 import { counterChild, gaugeChild } from '../observability/label-cache.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { Clock } from '../util/clock.js';
 import { CIRCUIT_STATE_VALUE, CircuitBreaker, type CircuitConfig } from './circuit-breaker.js';
 
 export type CircuitFactory = (workerKey: string) => CircuitBreaker;
+
+/** The `--cb-*` flags, each worker's breaker reporting to `metrics`. */
+export function circuitFactoryFromConfig(
+  c: Pick<
+    GatewayConfig,
+    'cbFailureThreshold' | 'cbSuccessThreshold' | 'cbTimeoutDurationSecs' | 'disableCircuitBreaker'
+  >,
+  deps: { clock: Clock; metrics: GatewayMetrics },
+): CircuitFactory {
+  return circuitFactory(
+    {
+      failureThreshold: c.cbFailureThreshold,
+      successThreshold: c.cbSuccessThreshold,
+      timeoutMs: c.cbTimeoutDurationSecs * 1000,
+      disabled: c.disableCircuitBreaker,
+    },
+    deps.clock,
+    deps.metrics,
+  );
+}
 
 export function circuitFactory(
   config: CircuitConfig,

@@ -10,6 +10,8 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
+import { Agent } from 'undici';
+import type { GatewayConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { Clock } from '../util/clock.js';
 import { addressRefusal, CidrSet } from './address-rules.js';
@@ -61,6 +63,22 @@ export interface ConnectGuardOptions {
 interface LoggedRefusal {
   at: number;
   suppressed: number;
+}
+
+/** `--worker-allow-cidr`, judged again at every connection to a worker. */
+export function connectGuardFromConfig(
+  c: Pick<GatewayConfig, 'workerAllowCidr'>,
+  deps: Omit<ConnectGuardOptions, 'allowCidrs'>,
+): WorkerConnectGuard {
+  return new WorkerConnectGuard({ allowCidrs: c.workerAllowCidr, ...deps });
+}
+
+/**
+ * The Agent for calls to workers outside the pools (probes, load polls, fan-outs), behind the
+ * same connect-time guard. 10 s to connect, as the pools (upstream/pools.ts).
+ */
+export function guardedWorkerAgent(guard: WorkerConnectGuard): Agent {
+  return new Agent({ connect: { lookup: guard.lookup, timeout: 10_000 } });
 }
 
 export class WorkerConnectGuard {

@@ -4,6 +4,7 @@
  * chain stops.
  */
 import type { Dispatcher } from 'undici';
+import type { GatewayConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { probeHealth } from './discovery/metadata.js';
@@ -38,6 +39,47 @@ interface Tracked {
   timer: NodeJS.Timeout | undefined;
   counters: HealthCounters;
   stopped: boolean;
+}
+
+export interface HealthCheckerDeps {
+  registry: WorkerRegistry;
+  metrics: GatewayMetrics;
+  logger: Logger;
+  /** Called when a worker reaches `failed` and `--remove-unhealthy-workers` is on. */
+  removeWorker: (worker: Worker) => void;
+  dispatcher: Dispatcher;
+}
+
+/** The `--health-*` flags. */
+export function healthCheckerFromConfig(
+  c: Pick<
+    GatewayConfig,
+    | 'healthCheckIntervalSecs'
+    | 'healthCheckTimeoutSecs'
+    | 'healthCheckEndpoint'
+    | 'healthSuccessThreshold'
+    | 'healthFailureThreshold'
+    | 'disableHealthCheck'
+    | 'removeUnhealthyWorkers'
+  >,
+  deps: HealthCheckerDeps,
+): HealthChecker {
+  return new HealthChecker(
+    {
+      intervalSecs: c.healthCheckIntervalSecs,
+      timeoutSecs: c.healthCheckTimeoutSecs,
+      endpoint: c.healthCheckEndpoint,
+      successThreshold: c.healthSuccessThreshold,
+      failureThreshold: c.healthFailureThreshold,
+      disabled: c.disableHealthCheck,
+      removeUnhealthy: c.removeUnhealthyWorkers,
+    },
+    deps.registry,
+    deps.metrics,
+    deps.logger,
+    deps.removeWorker,
+    deps.dispatcher,
+  );
 }
 
 export class HealthChecker {

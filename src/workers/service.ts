@@ -4,6 +4,7 @@
  * through `draining`. Replies and job records follow SMG's shapes (`worker/service.rs`).
  */
 import type { Dispatcher } from 'undici';
+import type { GatewayConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { UpstreamPools } from '../upstream/pools.js';
 import { sleep } from '../util/clock.js';
@@ -41,6 +42,52 @@ export interface RegistrationConfig {
 }
 
 const DISCOVERY_TIMEOUT_MS = 10_000;
+
+export interface WorkerServiceDeps {
+  registry: WorkerRegistry;
+  pools: UpstreamPools;
+  logger: Logger;
+  makeCircuit: CircuitFactory;
+  targets: WorkerTargetGuard;
+  dispatcher: Dispatcher;
+}
+
+/** The startup, health-probe, drain, `--api-key` and `--dp-aware` flags registration reads. */
+export function workerServiceFromConfig(
+  c: Pick<
+    GatewayConfig,
+    | 'workerStartupDelay'
+    | 'workerStartupCheckInterval'
+    | 'workerStartupTimeoutSecs'
+    | 'healthCheckEndpoint'
+    | 'healthCheckTimeoutSecs'
+    | 'disableHealthCheck'
+    | 'drainSettleSecs'
+    | 'apiKey'
+    | 'dpAware'
+  >,
+  deps: WorkerServiceDeps,
+): WorkerService {
+  return new WorkerService(
+    deps.registry,
+    deps.pools,
+    {
+      startupDelaySecs: c.workerStartupDelay,
+      startupCheckIntervalSecs: c.workerStartupCheckInterval,
+      startupTimeoutSecs: c.workerStartupTimeoutSecs,
+      healthEndpoint: c.healthCheckEndpoint,
+      healthTimeoutSecs: c.healthCheckTimeoutSecs,
+      healthDisabled: c.disableHealthCheck,
+      drainSettleSecs: c.drainSettleSecs,
+      defaultApiKey: c.apiKey,
+      dpAware: c.dpAware,
+    },
+    deps.logger,
+    deps.makeCircuit,
+    deps.targets,
+    deps.dispatcher,
+  );
+}
 
 export class WorkerService {
   readonly #jobs = new Map<string, JobStatus>();

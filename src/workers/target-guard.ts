@@ -7,6 +7,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import type { GatewayConfig } from '../config/schema.js';
 import { addressRefusal, CidrSet, familyOf } from './address-rules.js';
 import { parseWorkerUrl } from './worker-url.js';
 
@@ -43,6 +44,14 @@ export interface TargetGuardOptions {
   lookup?: HostLookup;
   /** This host's interface addresses (defaults to `os.networkInterfaces()`). */
   localAddresses?: () => string[];
+}
+
+/** `--worker-allow-cidr` and the always-refused ranges, judged when a worker URL is registered. */
+export function targetGuardFromConfig(
+  c: Pick<GatewayConfig, 'workerAllowCidr'>,
+  deps: { lookup?: HostLookup | undefined },
+): WorkerTargetGuard {
+  return new WorkerTargetGuard({ allowCidrs: c.workerAllowCidr, lookup: deps.lookup });
 }
 
 export class WorkerTargetGuard {

@@ -1,0 +1,86 @@
+/**
+ * The router of the routing mode: regular, PD (`--pd-disaggregation`), or both behind the IGW
+ * manager (`--enable-igw`), which picks one per request by the workers each can use.
+ */
+import type { DecodeAdmission } from '../admission/decode-admission.js';
+import type { PrefillAdmission } from '../admission/prefill-admission.js';
+import type { GatewayConfig } from '../config/schema.js';
+import type { Logger } from '../observability/logger.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
+import { PdRouter } from '../pd/pd-router.js';
+import { PolicyRegistry, type PolicyDeps } from '../policies/registry.js';
+import type { UpstreamPools } from '../upstream/pools.js';
+import type { Random } from '@switchyard/kit';
+import type { WorkerRegistry } from '../workers/registry.js';
+import { RegularRouter } from './regular-router.js';
+import { retryConfigFrom } from './retry.js';
+import type { Router } from './router.js';
+import { RouterManager } from './router-manager.js';
+
+export interface RouterDeps {
+  registry: WorkerRegistry;
+  pools: UpstreamPools;
+  metrics: GatewayMetrics;
+  logger: Logger;
+  random: Random;
+  /** `--policy`'s registry, the regular router's. */
+  policies: PolicyRegistry;
+  /** What the PD legs' policy registries are built with. */
+  policyDeps: PolicyDeps;
+  prefillAdmission: PrefillAdmission | undefined;
+  decodeAdmission: DecodeAdmission | undefined;
+}
+
+export function routerFromConfig(config: GatewayConfig, deps: RouterDeps): Router {
+  const { registry, metrics, random, policyDeps } = deps;
+  const common = {
+    registry,
+    pools: deps.pools,
+    metrics,
+    logger: deps.logger,
+    random,
+    retry: retryConfigFrom(config),
+    requestTimeoutMs: config.requestTimeoutSecs * 1000,
+    // SMG: an overload shed's Retry-After is the load-monitor interval.
+    overloadRetryAfterSecs: config.loadMonitorInterval,
+  };
+  // A leg without its own policy flag uses --policy (SMG).
+  const makePd = (): PdRouter =>
+    new PdRouter({
+      ...common,
+      prefillAdmission: deps.prefillAdmission,
+      decodeAdmission: deps.decodeAdmission,
+      prefillPolicies: new PolicyRegistry(
+        config.prefillPolicy ?? config.policy,
+        policyDeps,
+        registry,
+      ),
+      decodePolicies: new PolicyRegistry(
+        config.decodePolicy ?? config.policy,
+        policyDeps,
+        registry,
+      ),
+    });
+  if (!config.enableIgw) {
+    return config.pdDisaggregation
+      ? makePd()
+      : new RegularRouter({ ...common, policies: deps.policies });
+  }
+  const manager = new RouterManager({
+    registry,
+    regular: new RegularRouter({ ...common, policies: deps.policies }),
+    pd: makePd(),
+    weightMode: config.pdWeightMode,
+    random,
+    metrics: {
+      onChoice: (routerType, model) =>
+        metrics.routerSelection.inc({ router_type: routerType, model }),
+      onWeights: (model, weights) => {
+        for (const [routerType, value] of Object.entries(weights))
+          metrics.routerWeight.set({ model, router_type: routerType }, value);
+      },
+    },
+  });
+  metrics.refreshRouterWeights = () => manager.reportWeights();
+  return manager;
+}
