@@ -96,15 +96,23 @@ export class GatewayMetrics {
     labelNames: ['router_type', 'model'],
     registers: [this.registry],
   });
-  /** IGW: set by the router manager so the weights are fresh at every scrape. */
-  refreshRouterWeights: (() => void) | undefined;
+  /** IGW: the router manager's weight report, run at every scrape (collectRouterWeightsWith). */
+  #refreshRouterWeights: (() => void) | undefined;
   readonly routerWeight = new Gauge({
     name: 'smg_router_weight',
     help: 'Current IGW router weight per model (available capacity behind each router)',
     labelNames: ['model', 'router_type'],
     registers: [this.registry],
-    collect: () => this.refreshRouterWeights?.(),
+    collect: () => this.#refreshRouterWeights?.(),
   });
+
+  /**
+   * IGW: `refresh` writes `routerWeight` afresh at every scrape, since weights also change
+   * without traffic. The router manager registers it (through its `onScrape` hook); one only.
+   */
+  collectRouterWeightsWith(refresh: () => void): void {
+    this.#refreshRouterWeights = refresh;
+  }
 
   // Layer 3: workers
   readonly workerRequestsActive = new Gauge({

@@ -16,6 +16,7 @@ import { RegularRouter } from './regular-router.js';
 import { retryConfigFrom } from './retry.js';
 import type { Router } from './router.js';
 import { RouterManager } from './router-manager.js';
+import { routerChoiceMetricHooks } from './router-metrics.js';
 
 export interface RouterDeps {
   registry: WorkerRegistry;
@@ -66,21 +67,12 @@ export function routerFromConfig(config: GatewayConfig, deps: RouterDeps): Route
       ? makePd()
       : new RegularRouter({ ...common, policies: deps.policies });
   }
-  const manager = new RouterManager({
+  return new RouterManager({
     registry,
     regular: new RegularRouter({ ...common, policies: deps.policies }),
     pd: makePd(),
     weightMode: config.pdWeightMode,
     random,
-    metrics: {
-      onChoice: (routerType, model) =>
-        metrics.routerSelection.inc({ router_type: routerType, model }),
-      onWeights: (model, weights) => {
-        for (const [routerType, value] of Object.entries(weights))
-          metrics.routerWeight.set({ model, router_type: routerType }, value);
-      },
-    },
+    metrics: routerChoiceMetricHooks(metrics),
   });
-  metrics.refreshRouterWeights = () => manager.reportWeights();
-  return manager;
 }

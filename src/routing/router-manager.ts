@@ -39,10 +39,12 @@ export interface ManagedRouter extends Router {
  * Metric callbacks, so the manager needs no metric definitions of its own. `onChoice` runs
  * once per routed request; `onWeights` whenever a model's weights differ from the last ones
  * reported for it, and from `reportWeights()` (meant for a gauge's scrape-time `collect`).
+ * `onScrape` is given `reportWeights` once, when the manager is built, for that `collect`.
  */
 export interface RouterChoiceHooks {
   onChoice(routerType: RouterType, model: string): void;
   onWeights(model: string, weights: RouterWeights): void;
+  onScrape?(reportWeights: () => void): void;
 }
 
 /** The registry surface the manager reads. */
@@ -90,6 +92,7 @@ export class RouterManager implements Router {
     this.#hooks = opts.metrics ?? NO_HOOKS;
     this.#register(opts.regular);
     if (opts.pd) this.#register(opts.pd);
+    this.#hooks.onScrape?.(() => this.reportWeights());
   }
 
   #register(router: ManagedRouter): void {

@@ -9,7 +9,24 @@ import type { GatewayMetrics } from '../observability/metrics.js';
 import type { Answer } from './answer.js';
 import type { RequestContext } from './request-context.js';
 import type { RetryHooks } from './retry.js';
+import type { RouterChoiceHooks } from './router-manager.js';
 import { routerSeriesOf, type RouterSeries } from './router-series.js';
+
+/**
+ * IGW: the manager's choices and weights as `smg_router_selection_total` and `smg_router_weight`,
+ * the weights refreshed at every scrape.
+ */
+export function routerChoiceMetricHooks(metrics: GatewayMetrics): RouterChoiceHooks {
+  return {
+    onChoice: (routerType, model) =>
+      metrics.routerSelection.inc({ router_type: routerType, model }),
+    onWeights: (model, weights) => {
+      for (const [routerType, value] of Object.entries(weights))
+        metrics.routerWeight.set({ model, router_type: routerType }, value);
+    },
+    onScrape: (reportWeights) => metrics.collectRouterWeightsWith(reportWeights),
+  };
+}
 
 /**
  * Retry counters, once per worker type the retried attempt used: a PD retry re-sends both legs,
