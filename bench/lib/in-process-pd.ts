@@ -34,7 +34,7 @@ export async function startPdGateway(
   );
   const gateway = await startGateway(config, { logger: silentLogger() });
   const total = prefills.length + decodes.length;
-  while (gateway.app.registry.all().filter((w) => w.isHealthy).length < total)
+  while (gateway.internals.registry.all().filter((w) => w.isHealthy).length < total)
     await new Promise((r) => setTimeout(r, 20));
   return gateway;
 }

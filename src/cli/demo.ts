@@ -96,7 +96,7 @@ async function waitReady(url: string, timeoutMs: number): Promise<boolean> {
 
 async function allRegistered(gateway: Gateway, n: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  while (gateway.app.registry.all().filter((w) => w.isHealthy).length < n) {
+  while (gateway.internals.registry.all().filter((w) => w.isHealthy).length < n) {
     if (Date.now() > deadline) return false;
     await new Promise((r) => setTimeout(r, 50));
   }

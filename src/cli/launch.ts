@@ -34,7 +34,7 @@ export async function runLaunch(argv: readonly string[]): Promise<number> {
   }
   const { config, noEffect, warnings } = resolveLaunchFlags(argv);
   const gateway: Gateway = await startGateway(config);
-  const { logger } = gateway.app;
+  const { logger } = gateway.internals;
   if (noEffect.length > 0) {
     logger.warn(
       { flags: noEffect },

@@ -12,6 +12,16 @@ export function splitModelAlias(pair: string): { alias: string; canonical: strin
   return { alias: pair.slice(0, at), canonical: pair.slice(at + 1) };
 }
 
+/** `--model-alias` as the alias -> canonical model map requests are resolved with. */
+export function modelAliasMap(pairs: readonly string[]): Map<string, string> {
+  return new Map(
+    pairs.map((p) => {
+      const { alias, canonical } = splitModelAlias(p);
+      return [alias, canonical];
+    }),
+  );
+}
+
 /** SMG counts the workers of the routing mode: the URLs of regular mode, prefill + decode in PD. */
 function staticWorkerCount(c: GatewayConfig): number {
   return c.pdDisaggregation ? c.prefill.length + c.decode.length : c.workerUrls.length;

@@ -9,11 +9,14 @@ import { ConcurrencyLimiter } from '../admission/concurrency-limiter.js';
 import { PrefillAdmission } from '../admission/prefill-admission.js';
 import { DecodeAdmission } from '../admission/decode-admission.js';
 import type { GatewayConfig } from '../config/schema.js';
+import { modelAliasMap } from '../config/smg-rules.js';
+import { gaugeChild } from '../observability/label-cache.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { GatewayMetrics } from '../observability/metrics.js';
 import { PolicyRegistry, policyDepsFromConfig } from '../policies/registry.js';
 import type { Router } from '../routing/router.js';
 import { routerFromConfig } from '../routing/router-from-config.js';
+import { HopMarker } from '../upstream/hop-marker.js';
 import { upstreamPoolsFromConfig, type UpstreamPools } from '../upstream/pools.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { mathRandom, type Random } from '@switchyard/kit';
@@ -28,6 +31,8 @@ import {
   type HostLookup,
   type WorkerTargetGuard,
 } from '../workers/target-guard.js';
+import { GatewayAuth } from './auth.js';
+import { BodyBudget } from './body-budget.js';
 
 export interface ComponentOptions {
   logger?: Logger;
@@ -37,7 +42,12 @@ export interface ComponentOptions {
   lookup?: HostLookup;
 }
 
+/**
+ * Every long-lived part of one gateway: what `Gateway.internals` hands to tests and embedders.
+ * HTTP handlers see the subset in `AppContext` (app-context.ts).
+ */
 export interface Components {
+  readonly config: GatewayConfig;
   logger: Logger;
   metrics: GatewayMetrics;
   registry: WorkerRegistry;
@@ -54,6 +64,16 @@ export interface Components {
   limiter: ConcurrencyLimiter | undefined;
   prefillAdmission: PrefillAdmission | undefined;
   decodeAdmission: DecodeAdmission | undefined;
+  /** `--model-alias`, alias -> canonical model. */
+  aliases: ReadonlyMap<string, string>;
+  /** Which key opens which route, and which client credentials are the gateway's own. */
+  auth: GatewayAuth;
+  /** This gateway's `Via` pseudonym: added to every forwarded request, refused when it comes back. */
+  hop: HopMarker;
+  /** `--max-buffered-body-bytes`: every body read (inference and admin) is charged to it. */
+  bodyBudget: BodyBudget;
+  /** Set once shutdown begins: readiness answers 503 draining. */
+  draining: boolean;
 }
 
 export function buildComponents(config: GatewayConfig, opts: ComponentOptions = {}): Components {
@@ -147,6 +167,7 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
         )
       : undefined;
   return {
+    config,
     logger,
     metrics,
     registry,
@@ -161,5 +182,13 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     limiter,
     prefillAdmission,
     decodeAdmission,
+    aliases: modelAliasMap(config.modelAlias),
+    auth: new GatewayAuth(config.apiKey, config.controlPlaneApiKeys),
+    hop: new HopMarker(),
+    bodyBudget: new BodyBudget(
+      config.maxBufferedBodyBytes,
+      gaugeChild(metrics.httpBufferedBodyBytes, {}),
+    ),
+    draining: false,
   };
 }

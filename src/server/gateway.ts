@@ -6,17 +6,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GatewayConfig } from '../config/schema.js';
-import { splitModelAlias } from '../config/smg-rules.js';
-import { gaugeChild } from '../observability/label-cache.js';
 import { sleep } from '../util/clock.js';
 import { UsageError } from '@switchyard/kit';
 import { parseWorkerSpec, type WorkerSpec } from '../workers/spec.js';
 import { redactUrlCredentials } from '../workers/worker-url.js';
 import { buildComponents, type ComponentOptions, type Components } from './components.js';
-import type { AppContext } from './app-context.js';
-import { BodyBudget } from './body-budget.js';
-import { GatewayAuth } from './auth.js';
-import { HopMarker } from '../upstream/hop-marker.js';
 import { createGatewayServer, type GatewayServer } from './http-server.js';
 import { createProbeServer } from './probe-server.js';
 
@@ -28,9 +22,11 @@ export interface Gateway {
   readonly metricsUrl: string;
   /** Base URL of the `--health-check-port` probe listener, when the flag is given. */
   readonly healthCheckUrl: string | undefined;
-  readonly app: AppContext;
-  /** The long-lived parts (load monitor, limiter, policies...), for tests and embedding. */
-  readonly parts: Components;
+  /**
+   * Every long-lived part (registry, limiter, load monitor, policies...), for tests and
+   * embedding; handlers see the `AppContext` subset of it.
+   */
+  readonly internals: Components;
   /** Graceful: stop accepting, finish in-flight requests up to the grace period, close. */
   shutdown(graceMs?: number): Promise<void>;
   /** Immediate close (tests). */
@@ -52,53 +48,15 @@ function reachableUrl(addr: AddressInfo): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${addr.port}`;
 }
 
-function aliasMap(pairs: readonly string[]): Map<string, string> {
-  return new Map(
-    pairs.map((p) => {
-      const { alias, canonical } = splitModelAlias(p);
-      return [alias, canonical];
-    }),
-  );
-}
-
 export async function startGateway(
   config: GatewayConfig,
   opts: GatewayOptions = {},
 ): Promise<Gateway> {
-  const parts = buildComponents(config, opts);
-  const {
-    logger,
-    metrics,
-    registry,
-    workers,
-    router,
-    pools,
-    health,
-    loadMonitor,
-    limiter,
-    policies,
-  } = parts;
-  const app: AppContext = {
-    config,
-    registry,
-    workers,
-    router,
-    pools,
-    metrics,
-    logger,
-    limiter,
-    workerDispatcher: parts.workerDispatcher,
-    aliases: aliasMap(config.modelAlias),
-    draining: false,
-    auth: new GatewayAuth(config.apiKey, config.controlPlaneApiKeys),
-    hop: new HopMarker(),
-    bodyBudget: new BodyBudget(
-      config.maxBufferedBodyBytes,
-      gaugeChild(metrics.httpBufferedBodyBytes, {}),
-    ),
-  };
+  const internals = buildComponents(config, opts);
+  const { logger, metrics, workers, pools, health, loadMonitor, limiter, policies, targets } =
+    internals;
 
-  const front: GatewayServer = createGatewayServer(app);
+  const front: GatewayServer = createGatewayServer(internals);
   const metricsServer = createServer((req, res) => {
     if (req.method === 'GET' && (req.url ?? '').split('?')[0] === '/metrics') {
       metrics.render().then(
@@ -112,7 +70,7 @@ export async function startGateway(
 
   const addr = await listen(front.server, config.port, config.host);
   // From here on a registration of the gateway's own address is refused (ports as bound: 0 is common).
-  parts.targets.addOwnListener({ name: 'listen', host: config.host, port: addr.port });
+  targets.addOwnListener({ name: 'listen', host: config.host, port: addr.port });
   let metricsAddr: AddressInfo;
   try {
     metricsAddr = await listen(metricsServer, config.prometheusPort, config.prometheusHost);
@@ -120,7 +78,7 @@ export async function startGateway(
     front.server.close();
     throw err;
   }
-  parts.targets.addOwnListener({
+  targets.addOwnListener({
     name: 'metrics',
     host: config.prometheusHost,
     port: metricsAddr.port,
@@ -129,7 +87,7 @@ export async function startGateway(
   let probeServer: Server | undefined;
   let probeAddr: AddressInfo | undefined;
   if (config.healthCheckPort !== undefined) {
-    probeServer = createProbeServer(app);
+    probeServer = createProbeServer(internals);
     try {
       probeAddr = await listen(probeServer, config.healthCheckPort, config.host);
     } catch (err) {
@@ -137,17 +95,17 @@ export async function startGateway(
       metricsServer.close();
       throw err;
     }
-    parts.targets.addOwnListener({ name: 'health-check', host: config.host, port: probeAddr.port });
+    targets.addOwnListener({ name: 'health-check', host: config.host, port: probeAddr.port });
   }
 
   let closed: Promise<void> | undefined;
   const teardown = async (graceMs: number): Promise<void> => {
-    app.draining = true;
+    internals.draining = true;
     workers.close();
     health.stopAll();
     loadMonitor?.stop();
     limiter?.close();
-    parts.prefillAdmission?.close();
+    internals.prefillAdmission?.close();
     policies.close();
     front.server.close();
     front.server.closeIdleConnections();
@@ -167,7 +125,7 @@ export async function startGateway(
         probeServer ? probeServer.close(() => resolve()) : resolve(),
       ),
       pools.closeAll(),
-      parts.workerDispatcher.destroy().catch(() => undefined),
+      internals.workerDispatcher.destroy().catch(() => undefined),
     ]);
   };
 
@@ -198,8 +156,7 @@ export async function startGateway(
     url: reachableUrl(addr),
     metricsUrl: `${reachableUrl(metricsAddr)}/metrics`,
     healthCheckUrl: probeAddr && reachableUrl(probeAddr),
-    app,
-    parts,
+    internals,
     shutdown: (graceMs = config.shutdownGracePeriodSecs * 1000) => (closed ??= teardown(graceMs)),
     close: () => (closed ??= teardown(0)),
   };

@@ -56,7 +56,7 @@ export async function waitForReadyWorkers(
   timeoutMs = 5000,
 ): Promise<void> {
   await waitFor(
-    () => gateway.app.registry.all().filter((w) => w.isHealthy).length >= n,
+    () => gateway.internals.registry.all().filter((w) => w.isHealthy).length >= n,
     `${n} ready workers`,
     timeoutMs,
   );
@@ -89,11 +89,11 @@ export function metricValue(
  */
 export async function assertNoLeakedLoad(gateway: Gateway): Promise<void> {
   await waitFor(
-    () => gateway.app.registry.all().every((w) => w.load === 0),
+    () => gateway.internals.registry.all().every((w) => w.load === 0),
     'worker loads to return to zero',
     3000,
   ).catch(() => undefined);
-  for (const w of gateway.app.registry.all())
+  for (const w of gateway.internals.registry.all())
     assert.equal(w.load, 0, `worker ${w.url} still holds load ${w.load}`);
   const text = await scrapeMetrics(gateway);
   for (const line of text.split('\n')) {

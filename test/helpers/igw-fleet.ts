@@ -55,7 +55,7 @@ export class IgwFleet {
     if (res.status !== 202)
       throw new Error(`POST /workers answered ${res.status}: ${await res.text()}`);
     await waitFor(
-      () => this.gateway.app.registry.getByUrl(sim.url)?.isHealthy === true,
+      () => this.gateway.internals.registry.getByUrl(sim.url)?.isHealthy === true,
       `${sim.url} ready`,
     );
     return sim;
@@ -67,11 +67,11 @@ export class IgwFleet {
 
   /** Deregisters through DELETE /workers/{id}; resolves once the registry has let it go. */
   async remove(sim: SimWorker): Promise<void> {
-    const id = this.gateway.app.registry.idForUrl(sim.url);
+    const id = this.gateway.internals.registry.idForUrl(sim.url);
     const res = await fetch(`${this.gateway.url}/workers/${id ?? ''}`, { method: 'DELETE' });
     await res.arrayBuffer();
     await waitFor(
-      () => this.gateway.app.registry.getByUrl(sim.url) === undefined,
+      () => this.gateway.internals.registry.getByUrl(sim.url) === undefined,
       `${sim.url} removed`,
     );
   }

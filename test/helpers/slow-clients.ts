@@ -103,13 +103,13 @@ export async function holdPermit(gateway: Gateway): Promise<() => void> {
  * admission gauges and worker loads read zero.
  */
 export async function assertPermitsIntact(gateway: Gateway, capacity: number): Promise<void> {
-  await waitFor(() => gateway.parts.limiter?.inflight === 0, 'no permit held');
+  await waitFor(() => gateway.internals.limiter?.inflight === 0, 'no permit held');
   const releases: (() => void)[] = [];
   for (let i = 0; i < capacity; i++) releases.push(await holdPermit(gateway));
   const extra = await postJson(`${gateway.url}/v1/completions`, COMPLETION_BODY);
   await assertGatewayError(extra, 429, 'admission_queue_full');
   for (const release of releases) release();
-  await waitFor(() => gateway.parts.limiter?.inflight === 0, 'permits released');
+  await waitFor(() => gateway.internals.limiter?.inflight === 0, 'permits released');
   const m = await scrapeMetrics(gateway);
   assert.equal(metricValue(m, 'smg_admission_inflight'), 0);
   assert.equal(metricValue(m, 'smg_admission_queue_depth'), 0);

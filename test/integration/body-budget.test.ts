@@ -59,7 +59,7 @@ async function assertBudgetExhausted(res: Response): Promise<void> {
 }
 
 async function waitForBudgetUse(gateway: Gateway, bytes: number): Promise<void> {
-  await waitFor(() => gateway.app.bodyBudget.used === bytes, `${bytes} buffered body bytes`);
+  await waitFor(() => gateway.internals.bodyBudget.used === bytes, `${bytes} buffered body bytes`);
   const gauge = metricValue(await scrapeMetrics(gateway), 'smg_http_buffered_body_bytes');
   assert.equal(gauge, bytes);
 }

@@ -65,7 +65,7 @@ test('failures open the circuit; then the worker is skipped and, alone, gives 50
   w.setFaults({ errorRate: 1, errorStatus: 500 });
   assert.equal((await send(gateway)).status, 500);
   assert.equal((await send(gateway)).status, 500);
-  const worker = gateway.app.registry.all()[0];
+  const worker = gateway.internals.registry.all()[0];
   assert.equal(worker?.circuit.state, 'open');
   const before = w.stats().requests['/v1/completions'];
   await assertGatewayError(await send(gateway), 503, 'no_available_workers');
@@ -96,7 +96,7 @@ test('a failure in the middle of a stream counts as a failure', async () => {
   (fleet[0] as SimWorker).setFaults({ dropAfterChunks: 1 });
   const res = await send(gateway, true);
   assert.equal(res.status, 200);
-  assert.equal(gateway.app.registry.all()[0]?.circuit.state, 'open');
+  assert.equal(gateway.internals.registry.all()[0]?.circuit.state, 'open');
   await assertNoLeakedLoad(gateway);
 });
 
@@ -104,7 +104,7 @@ test('429 is neutral: it neither opens nor closes a circuit', async () => {
   const { fleet, gateway } = await setup(1, ['--cb-failure-threshold', '1']);
   (fleet[0] as SimWorker).setFaults({ errorRate: 1, errorStatus: 429 });
   for (let i = 0; i < 3; i++) assert.equal((await send(gateway)).status, 429);
-  assert.equal(gateway.app.registry.all()[0]?.circuit.state, 'closed');
+  assert.equal(gateway.internals.registry.all()[0]?.circuit.state, 'closed');
   const m = await scrapeMetrics(gateway);
   assert.equal(metricValue(m, 'smg_worker_cb_outcomes_total', { outcome: 'neutral' }), 3);
 });
@@ -134,5 +134,5 @@ test('--disable-circuit-breaker never opens', async () => {
   ]);
   (fleet[0] as SimWorker).setFaults({ errorRate: 1, errorStatus: 500 });
   for (let i = 0; i < 3; i++) assert.equal((await send(gateway)).status, 500);
-  assert.equal(gateway.app.registry.all()[0]?.circuit.state, 'closed');
+  assert.equal(gateway.internals.registry.all()[0]?.circuit.state, 'closed');
 });

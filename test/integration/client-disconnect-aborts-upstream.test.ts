@@ -46,7 +46,7 @@ test('closing the client mid-stream aborts the worker request and releases the l
   const iterator = (res.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   const first = await iterator.next();
   assert.ok(!first.done && first.value.length > 0);
-  const worker0 = gateway.app.registry.all()[0];
+  const worker0 = gateway.internals.registry.all()[0];
   assert.equal(worker0?.load, 1, 'the stream holds one load lease while it runs');
   ac.abort();
   const stats = await waitForStats(worker, (s) => s.aborted === 1 && s.running === 0, 2000);

@@ -60,7 +60,7 @@ test('queue full is 429 and queue timeout is 503, both with Retry-After: 2', asy
   ]);
   const release = await hold(gateway);
   const queued = postJson(`${gateway.url}/v1/completions`, body);
-  await waitFor(() => gateway.parts.limiter?.queued === 1, 'one waiter');
+  await waitFor(() => gateway.internals.limiter?.queued === 1, 'one waiter');
   const full = await postJson(`${gateway.url}/v1/completions`, body);
   assert.equal(full.headers.get('retry-after'), '2');
   await assertGatewayError(full, 429, 'admission_queue_full');
@@ -68,7 +68,7 @@ test('queue full is 429 and queue timeout is 503, both with Retry-After: 2', asy
   assert.equal(timedOut.headers.get('retry-after'), '2');
   await assertGatewayError(timedOut, 503, 'admission_queue_timeout');
   release();
-  await waitFor(() => gateway.parts.limiter?.inflight === 0, 'permit released');
+  await waitFor(() => gateway.internals.limiter?.inflight === 0, 'permit released');
   const m = await scrapeMetrics(gateway);
   assert.equal(metricValue(m, 'smg_admission_queue_rejected_total', { reason: 'queue_full' }), 1);
   assert.equal(metricValue(m, 'smg_admission_queue_rejected_total', { reason: 'timeout' }), 1);
@@ -82,13 +82,16 @@ test('a waiter is admitted when the permit is released, in FIFO order', async ()
   const release = await hold(gateway);
   const order: number[] = [];
   const waiters = [0, 1, 2].map(async (i) => {
-    await waitFor(() => (gateway.parts.limiter?.queued ?? 0) >= i, `waiter ${i} queued in turn`);
+    await waitFor(
+      () => (gateway.internals.limiter?.queued ?? 0) >= i,
+      `waiter ${i} queued in turn`,
+    );
     const res = await postJson(`${gateway.url}/v1/completions`, { ...body, prompt: `w${i}` });
     order.push(i);
     assert.equal(res.status, 200);
     await res.arrayBuffer();
   });
-  await waitFor(() => gateway.parts.limiter?.queued === 3, 'three waiters');
+  await waitFor(() => gateway.internals.limiter?.queued === 3, 'three waiters');
   release();
   await Promise.all(waiters);
   assert.deepEqual(order, [0, 1, 2]);
@@ -114,12 +117,12 @@ test('queue size 0 rejects at once; a client that leaves the queue frees its pla
     body: JSON.stringify(body),
     signal: ac.signal,
   });
-  await waitFor(() => gateway.parts.limiter?.queued === 1, 'queued');
+  await waitFor(() => gateway.internals.limiter?.queued === 1, 'queued');
   ac.abort();
   await assert.rejects(leaving);
-  await waitFor(() => gateway.parts.limiter?.queued === 0, 'left the queue');
+  await waitFor(() => gateway.internals.limiter?.queued === 0, 'left the queue');
   release2();
-  await waitFor(() => gateway.parts.limiter?.inflight === 0, 'released');
+  await waitFor(() => gateway.internals.limiter?.inflight === 0, 'released');
   const ok = await postJson(`${gateway.url}/v1/completions`, body);
   assert.equal(ok.status, 200);
   await ok.arrayBuffer();

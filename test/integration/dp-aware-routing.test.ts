@@ -25,11 +25,11 @@ test('a dp_size 2 worker is two logical workers and requests carry their rank', 
   assert.equal(added.status, 202);
   const { worker_id: id } = (await added.json()) as { worker_id: string };
   await waitFor(
-    () => gateway.app.registry.all().filter((w) => w.isHealthy).length === 2,
+    () => gateway.internals.registry.all().filter((w) => w.isHealthy).length === 2,
     'two ranks ready',
   );
   assert.deepEqual(
-    gateway.app.registry
+    gateway.internals.registry
       .all()
       .map((w) => w.key)
       .sort(),
@@ -64,6 +64,6 @@ test('a dp_size 2 worker is two logical workers and requests carry their rank', 
   });
   assert.equal(put.status, 400);
   assert.equal((await fetch(`${gateway.url}/workers/${id}`, { method: 'DELETE' })).status, 202);
-  await waitFor(() => gateway.app.registry.all().length === 0, 'both ranks removed');
+  await waitFor(() => gateway.internals.registry.all().length === 0, 'both ranks removed');
   await assertNoLeakedLoad(gateway);
 });

@@ -56,7 +56,7 @@ for (const path of ['/liveness', '/health', '/readiness', '/v1/models', '/worker
 }
 
 test('HEAD /workers/{id} answers as GET does, with an empty body', async () => {
-  const [w] = gateway.app.registry.all();
+  const [w] = gateway.internals.registry.all();
   assert.ok(w);
   const get = await send('GET', `/workers/${w.id}`);
   const head = await send('HEAD', `/workers/${w.id}`);

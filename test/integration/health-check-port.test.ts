@@ -112,7 +112,7 @@ test('during the drain readiness is 503 draining on the probe port and liveness 
   assert.equal(held.statusCode, 200);
   held.body.on('error', () => undefined);
   const stopped = gateway.shutdown(20_000);
-  await waitFor(() => gateway.app.draining, 'the drain to start');
+  await waitFor(() => gateway.internals.draining, 'the drain to start');
   const ready = await get(`${probe}/readiness`);
   assert.equal(ready.status, 503);
   assert.deepEqual(JSON.parse(ready.body), { status: 'not ready', reason: 'draining' });
@@ -123,6 +123,6 @@ test('during the drain readiness is 503 draining on the probe port and liveness 
     fetch(`${probe}/liveness`),
     'the probe port is closed once the gateway stopped',
   );
-  for (const w of gateway.app.registry.all())
+  for (const w of gateway.internals.registry.all())
     assert.equal(w.load, 0, `worker ${w.url} still holds load`);
 });

@@ -45,10 +45,10 @@ const body = { model: 'sim-model', prompt: 'x', max_tokens: 1 };
 
 test('failing probes take a worker out of rotation and passing probes bring it back', async () => {
   const { worker, gateway } = await setup();
-  const [w] = gateway.app.registry.all();
+  const [w] = gateway.internals.registry.all();
   assert.ok(w);
   const transitions: string[] = [];
-  gateway.app.registry.on('health', (changed, from) =>
+  gateway.internals.registry.on('health', (changed, from) =>
     transitions.push(`${from}->${changed.status}`),
   );
   worker.setFaults({ healthStatus: 503 });
@@ -80,7 +80,7 @@ test('with --remove-unhealthy-workers a worker that reaches failed is removed', 
   const { worker, gateway } = await setup(['--remove-unhealthy-workers']);
   worker.setFaults({ healthStatus: 500 });
   // ready -> not_ready after 1 failure, not_ready -> failed after 3 more, then removal.
-  await waitFor(() => gateway.app.registry.all().length === 0, 'removal', 8000);
+  await waitFor(() => gateway.internals.registry.all().length === 0, 'removal', 8000);
   await assertGatewayError(
     await postJson(`${gateway.url}/v1/completions`, body),
     503,

@@ -29,20 +29,20 @@ test('health thresholds of 0 act as 1 through the gateway health settings', asyn
   ]);
   cleanup.push(() => gateway.close());
   await waitForReadyWorkers(gateway, 1);
-  const [w] = gateway.app.registry.all();
+  const [w] = gateway.internals.registry.all();
   assert.ok(w);
 
-  for (let i = 0; i < 3; i++) await gateway.parts.health.probeOnce(w);
+  for (let i = 0; i < 3; i++) await gateway.internals.health.probeOnce(w);
   assert.equal(w.status, 'ready', 'a healthy worker stays ready');
 
   worker.setFaults({ healthStatus: 503 });
-  await gateway.parts.health.probeOnce(w);
+  await gateway.internals.health.probeOnce(w);
   assert.equal(w.status, 'not_ready', 'one failure takes it out of rotation');
-  await gateway.parts.health.probeOnce(w);
+  await gateway.internals.health.probeOnce(w);
   assert.equal(w.status, 'not_ready', 'a failure does not bring it back');
 
   worker.setFaults({});
-  await gateway.parts.health.probeOnce(w);
+  await gateway.internals.health.probeOnce(w);
   assert.equal(w.status, 'ready', 'one success brings it back');
   await assertNoLeakedLoad(gateway);
 });

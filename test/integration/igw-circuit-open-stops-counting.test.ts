@@ -40,7 +40,7 @@ test('a regular worker whose circuit opens gets no more traffic, and PD takes it
     1,
   );
   regular.setFaults({ errorRate: 1, errorStatus: 500 });
-  const worker = gateway.app.registry.getByUrl(regular.url);
+  const worker = gateway.internals.registry.getByUrl(regular.url);
   assert.ok(worker);
   // Each request goes to the regular worker with probability 1/3; two failures open its circuit.
   for (let i = 0; i < 200 && worker.circuit.state !== 'open'; i++)

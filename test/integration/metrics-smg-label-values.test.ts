@@ -138,7 +138,7 @@ before(async () => {
   worker.setFaults({ errorRate: 1, errorStatus: 503, maxFires: 1 });
   await (await postJson(`${regular.url}/v1/completions`, body)).arrayBuffer();
   await fetch(`${regular.url}/workers/no-such-id`);
-  await regular.parts.loadMonitor?.pollAll();
+  await regular.internals.loadMonitor?.pollAll();
 
   for (const route of ['/v1/chat/completions', '/v1/completions', '/generate'])
     await (await postJson(`${pd.gateway.url}${route}`, body)).arrayBuffer();

@@ -43,8 +43,8 @@ test('reports from /v1/loads land on the worker and feed --engine-metrics', asyn
   const { engines, gateway } = await setup(1, ['--engine-metrics']);
   const [e] = engines as [StubEngine];
   e.load = { running: 3, waiting: 7, tokenUsage: 0.42 };
-  await gateway.parts.loadMonitor?.pollAll();
-  const w = gateway.app.registry.all()[0];
+  await gateway.internals.loadMonitor?.pollAll();
+  const w = gateway.internals.registry.all()[0];
   assert.equal(w?.loadSnapshot?.ranks[0]?.waitingReqs, 7);
   const m = await scrapeMetrics(gateway);
   assert.equal(
@@ -74,8 +74,8 @@ test('an engine without /v1/loads is read from its /metrics gauges', async () =>
   const [e] = engines as [StubEngine];
   e.loadsEndpoint = false;
   e.load = { running: 2, waiting: 5, tokenUsage: 0.5 };
-  await gateway.parts.loadMonitor?.pollAll();
-  const rank = gateway.app.registry.all()[0]?.loadSnapshot?.ranks[0];
+  await gateway.internals.loadMonitor?.pollAll();
+  const rank = gateway.internals.registry.all()[0]?.loadSnapshot?.ranks[0];
   assert.equal(rank?.waitingReqs, 5);
   assert.equal(rank?.runningReqs, 2);
   assert.equal(rank?.tokenUsage, 0.5);
@@ -83,12 +83,12 @@ test('an engine without /v1/loads is read from its /metrics gauges', async () =>
 
 test('a stale report is dropped rather than left looking idle', async () => {
   const { engines, gateway, clock } = await setup(1, []);
-  await gateway.parts.loadMonitor?.pollAll();
-  const w = gateway.app.registry.all()[0];
+  await gateway.internals.loadMonitor?.pollAll();
+  const w = gateway.internals.registry.all()[0];
   assert.ok(w?.loadSnapshot);
   await (engines[0] as StubEngine).close();
   clock.advance(3 * 3600 * 1000 + 1);
-  await gateway.parts.loadMonitor?.pollAll();
+  await gateway.internals.loadMonitor?.pollAll();
   assert.equal(w.loadSnapshot, undefined);
 });
 
@@ -100,7 +100,7 @@ test('all workers over the waiting threshold: 503 shed with Retry-After, not ret
     '7',
   ]);
   for (const e of engines) e.load = { running: 1, waiting: 10, tokenUsage: 0.1 };
-  await gateway.parts.loadMonitor?.pollAll();
+  await gateway.internals.loadMonitor?.pollAll();
   const res = await postJson(`${gateway.url}/v1/completions`, body);
   assert.equal(res.headers.get('retry-after'), '7');
   const error = await assertGatewayError(res, 503, 'no_available_workers');
@@ -118,7 +118,7 @@ test('all workers over the waiting threshold: 503 shed with Retry-After, not ret
   );
   // One worker recovers: traffic goes to it only.
   (engines[0] as StubEngine).load = { running: 1, waiting: 0, tokenUsage: 0.1 };
-  await gateway.parts.loadMonitor?.pollAll();
+  await gateway.internals.loadMonitor?.pollAll();
   for (let i = 0; i < 3; i++) {
     const ok = await postJson(`${gateway.url}/v1/completions`, body);
     assert.equal(ok.status, 200);
@@ -132,14 +132,14 @@ test('all workers over the waiting threshold: 503 shed with Retry-After, not ret
 test('--worker-overload-protection vetoes at 0.9 KV usage', async () => {
   const { engines, gateway } = await setup(1, ['--worker-overload-protection']);
   (engines[0] as StubEngine).load = { running: 1, waiting: 0, tokenUsage: 0.9 };
-  await gateway.parts.loadMonitor?.pollAll();
+  await gateway.internals.loadMonitor?.pollAll();
   await assertGatewayError(
     await postJson(`${gateway.url}/v1/completions`, body),
     503,
     'no_available_workers',
   );
   (engines[0] as StubEngine).load = { running: 1, waiting: 0, tokenUsage: 0.89 };
-  await gateway.parts.loadMonitor?.pollAll();
+  await gateway.internals.loadMonitor?.pollAll();
   const ok = await postJson(`${gateway.url}/v1/completions`, body);
   assert.equal(ok.status, 200);
   await ok.arrayBuffer();

@@ -38,7 +38,7 @@ async function routed(): Promise<string | null> {
 }
 
 test('all traffic goes to the first worker in registry order', async () => {
-  const first = gateway.app.registry.all()[0]?.url;
+  const first = gateway.internals.registry.all()[0]?.url;
   assert.ok(first);
   const picks = new Set<string | null>();
   for (let i = 0; i < 12; i++) picks.add(await routed());
@@ -46,7 +46,7 @@ test('all traffic goes to the first worker in registry order', async () => {
 });
 
 test('a first worker out of rotation hands all traffic to the next one', async () => {
-  const [first, second] = gateway.app.registry.all();
+  const [first, second] = gateway.internals.registry.all();
   assert.ok(first && second);
   first.status = 'not_ready';
   try {

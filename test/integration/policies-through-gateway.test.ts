@@ -60,7 +60,7 @@ test('cache_aware (the default) sends a shared conversation prefix to the same w
 
 test('consistent_hashing: x-smg-target-worker picks that candidate or none', async () => {
   const { fleet, gateway } = await setup(['--policy', 'consistent_hashing']);
-  const order = gateway.app.registry.all().map((w) => w.url);
+  const order = gateway.internals.registry.all().map((w) => w.url);
   for (const i of [0, 1, 2])
     assert.equal(
       await routed(gateway, chat('s', 'u'), { 'x-smg-target-worker': String(i) }),

@@ -99,7 +99,7 @@ test("a worker's api_key is sent as bearer, whatever Authorization the client se
   const added = await postJson(`${gateway.url}/workers`, { url: keyed.url, api_key: 'worker-key' });
   assert.equal(added.status, 202);
   await waitFor(
-    () => gateway.app.registry.all().some((w) => w.url === keyed.url && w.isHealthy),
+    () => gateway.internals.registry.all().some((w) => w.url === keyed.url && w.isHealthy),
     'keyed worker ready',
   );
   const body = { model: 'keyed-model', prompt: 'x', max_tokens: 1 };

@@ -98,7 +98,7 @@ test('body and admission errors carry x-request-id: 400, 413, 429, 503', async (
     /^chatcmpl-/,
   );
   release();
-  await waitFor(() => open.parts.limiter?.inflight === 0, 'permit released');
+  await waitFor(() => open.internals.limiter?.inflight === 0, 'permit released');
   const noWorker = await postJson(
     `${keyed.url}/generate`,
     { text: 'x' },
@@ -125,6 +125,6 @@ test('probes, model list and admin routes carry x-request-id', async () => {
 });
 
 test('no load lease or permit is left behind', async () => {
-  await waitFor(() => open.parts.limiter?.inflight === 0, 'no permit held');
+  await waitFor(() => open.internals.limiter?.inflight === 0, 'no permit held');
   await assertNoLeakedLoad(open);
 });

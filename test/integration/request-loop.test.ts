@@ -77,7 +77,7 @@ async function register(gateway: Gateway, url: string): Promise<void> {
   const res = await postJson(`${gateway.url}/workers`, { url, models: [{ id: MODEL }] });
   assert.equal(res.status, 202, await res.text());
   await waitFor(
-    () => gateway.app.registry.all().some((w) => w.url === url && w.isHealthy),
+    () => gateway.internals.registry.all().some((w) => w.url === url && w.isHealthy),
     `${url} ready`,
   );
 }
@@ -115,7 +115,7 @@ before(async () => {
   const added = await postJson(`${self.url}/workers`, { url: engine.url });
   assert.equal(added.status, 202);
   await waitFor(
-    () => self.app.registry.all().some((w) => w.url === engine.url && w.isHealthy),
+    () => self.internals.registry.all().some((w) => w.url === engine.url && w.isHealthy),
     'engine ready',
   );
 });
@@ -159,7 +159,7 @@ test("a worker receives the client's Via entries followed by this gateway's mark
   await res.arrayBuffer();
   assert.equal(
     engine.to('/v1/completions').at(-1)?.headers.via,
-    `1.0 edge-proxy, 1.1 ${self.app.hop.pseudonym}`,
+    `1.0 edge-proxy, 1.1 ${self.internals.hop.pseudonym}`,
   );
 });
 

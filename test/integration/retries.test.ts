@@ -50,7 +50,7 @@ test('a 503 is retried on the next worker and the client sees the success', asyn
   const [bad, good] = fleet as [SimWorker, SimWorker];
   bad.setFaults({ errorRate: 1, errorStatus: 503 });
   // Round robin starts at the first registered worker, the failing one.
-  const first = gateway.app.registry.all()[0];
+  const first = gateway.internals.registry.all()[0];
   assert.equal(first?.url, bad.url);
   const res = await postJson(`${gateway.url}/v1/completions`, body);
   assert.equal(res.status, 200);

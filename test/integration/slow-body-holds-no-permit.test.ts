@@ -32,7 +32,7 @@ test('two clients holding partial bodies do not lock a complete request out', as
   const served = await postJson(`${gateway.url}/v1/completions`, COMPLETION_BODY);
   const text = await served.text();
   assert.equal(served.status, 200, `a complete request is served, got ${served.status}: ${text}`);
-  assert.equal(gateway.parts.limiter?.inflight, 0, 'the partial bodies hold no permit');
+  assert.equal(gateway.internals.limiter?.inflight, 0, 'the partial bodies hold no permit');
 
   for (const s of stalled) s.socket.destroy();
   await Promise.all(stalled.map((s) => s.answer));

@@ -58,14 +58,14 @@ test('--rate-limit-tokens-per-second 0 limits by permits only: a finished respon
     'admission_queue_full',
   );
   ac.abort();
-  await waitFor(() => gateway.parts.limiter?.inflight === 0, 'permit released');
+  await waitFor(() => gateway.internals.limiter?.inflight === 0, 'permit released');
   // No refill is needed: the permit came back with the response, so requests keep flowing.
   for (let i = 0; i < 3; i += 1) {
     const res = await postJson(`${gateway.url}/v1/completions`, body);
     assert.equal(res.status, 200);
     await res.arrayBuffer();
   }
-  assert.equal(gateway.parts.limiter?.inflight, 0);
+  assert.equal(gateway.internals.limiter?.inflight, 0);
   await assertNoLeakedLoad(gateway);
 });
 
@@ -76,7 +76,7 @@ test('--upstream-pool-idle-timeout-secs 0 keeps the upstream connection between 
     assert.equal(res.status, 200);
     await res.arrayBuffer();
   }
-  const pool = gateway.app.pools.get(new URL(worker.url).origin);
+  const pool = gateway.internals.pools.get(new URL(worker.url).origin);
   assert.ok(pool, 'no pool for the worker');
   assert.equal(pool.stats.connected, 1);
   await assertNoLeakedLoad(gateway);

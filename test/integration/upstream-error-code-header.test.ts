@@ -83,13 +83,13 @@ test("a relayed worker 500 reaches the client without the worker's x-smg-error-c
 test('no worker header becomes an error_code label, even when the gateway set headers first', async () => {
   // While draining the gateway sets `connection: close` before the proxied answer is written,
   // so the worker's headers join the response's own header list.
-  gateway.app.draining = true;
+  gateway.internals.draining = true;
   let res: Response;
   try {
     res = await fetch(`${gateway.url}/get_server_info`);
     await res.arrayBuffer();
   } finally {
-    gateway.app.draining = false;
+    gateway.internals.draining = false;
   }
   const text = await scrapeMetrics(gateway);
   assert.ok(

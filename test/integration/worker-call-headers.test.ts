@@ -39,7 +39,7 @@ test('the worker receives the request id and the loop marker on a proxied GET', 
   assert.equal(res.status, 200, res.text);
   const seen = worker.to('/get_server_info').at(-1)?.headers ?? {};
   assert.equal(seen['x-request-id'], 'proxied-id');
-  assert.ok(gateway.app.hop.seenIn(seen.via), `no loop marker in ${String(seen.via)}`);
+  assert.ok(gateway.internals.hop.seenIn(seen.via), `no loop marker in ${String(seen.via)}`);
 });
 
 test('the worker receives the generated request id on a proxied GET without one', async () => {
@@ -67,7 +67,7 @@ test("a client's Via nominated in its Connection header is not forwarded", async
   assert.equal(get.status, 200, get.text);
   for (const path of ['/v1/completions', '/get_server_info']) {
     const via = String(worker.to(path).at(-1)?.headers.via);
-    assert.equal(via, `1.1 ${gateway.app.hop.pseudonym}`, `${path} got Via: ${via}`);
+    assert.equal(via, `1.1 ${gateway.internals.hop.pseudonym}`, `${path} got Via: ${via}`);
   }
 });
 
@@ -76,7 +76,7 @@ test('a Via the client did not nominate is kept before the gateway marker', asyn
   assert.equal(res.status, 200, res.text);
   assert.equal(
     worker.to('/get_server_info').at(-1)?.headers.via,
-    `1.1 front-proxy, 1.1 ${gateway.app.hop.pseudonym}`,
+    `1.1 front-proxy, 1.1 ${gateway.internals.hop.pseudonym}`,
   );
 });
 

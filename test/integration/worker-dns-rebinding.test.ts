@@ -68,7 +68,7 @@ async function startRebindableGateway(flags: string[] = []): Promise<Gateway> {
 async function dropWorkerConnections(gw: Gateway): Promise<void> {
   worker.closeIdleConnections();
   await waitFor(
-    () => Object.values(gw.parts.workerDispatcher.stats).every((s) => s.connected === 0),
+    () => Object.values(gw.internals.workerDispatcher.stats).every((s) => s.connected === 0),
     'registration connections closed',
   );
 }
@@ -113,7 +113,7 @@ void describe('a worker name that rebinds to the metadata address', () => {
     assert.ok(!attempted.includes('169.254.169.254'), 'no connection to the metadata address');
     assert.equal(refusalLogs('169.254.169.254'), 1, 'the refusal is logged once, not per request');
     const text = await scrapeMetrics(gw);
-    const url = gw.app.registry.all()[0]?.url ?? '';
+    const url = gw.internals.registry.all()[0]?.url ?? '';
     assert.ok(
       (metricValue(text, 'smg_worker_errors_total', { error_type: 'connection' }) ?? 0) > 0,
     );
@@ -135,13 +135,13 @@ void describe('a worker name that rebinds to the metadata address', () => {
 
   test('load polls and health probes fail as connection failures', async () => {
     const gw = await startRebindableGateway();
-    const registered = gw.app.registry.all()[0];
+    const registered = gw.internals.registry.all()[0];
     assert.ok(registered);
     await dropWorkerConnections(gw);
     answer = ['169.254.169.254'];
     const healthBefore = worker.to('/health').length;
-    await gw.parts.loadMonitor?.pollAll();
-    await gw.parts.health.probeOnce(registered);
+    await gw.internals.loadMonitor?.pollAll();
+    await gw.internals.health.probeOnce(registered);
     assert.equal(worker.to('/v1/loads').length, 0, 'no load poll reached the worker');
     assert.equal(worker.to('/metrics').length, 0, 'no metrics poll reached the worker');
     assert.equal(worker.to('/health').length, healthBefore, 'no probe reached the worker');

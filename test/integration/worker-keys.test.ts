@@ -33,7 +33,7 @@ describe('with --api-key', () => {
     );
     assert.equal(added.status, 202);
     await waitFor(
-      () => gateway.app.registry.all().some((w) => w.url === keyed.url && w.isHealthy),
+      () => gateway.internals.registry.all().some((w) => w.url === keyed.url && w.isHealthy),
       'keyed worker ready',
     );
   });

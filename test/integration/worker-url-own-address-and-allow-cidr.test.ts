@@ -32,7 +32,7 @@ void describe("the gateway's own addresses", () => {
       `http://127.0.0.1:${metricsPort}`,
       /own metrics address/,
     );
-    assert.equal(gateway.app.registry.all().length, 0, 'nothing was registered');
+    assert.equal(gateway.internals.registry.all().length, 0, 'nothing was registered');
   });
 });
 
@@ -48,7 +48,7 @@ void describe('--worker-allow-cidr', () => {
       const res = await postJson(`${fenced.url}/workers`, { url: sim.url });
       assert.equal(res.status, 202);
       await waitFor(
-        () => fenced.app.registry.all().some((w) => w.isHealthy),
+        () => fenced.internals.registry.all().some((w) => w.isHealthy),
         'allowed worker ready',
       );
     } finally {

@@ -68,10 +68,10 @@ void describe('a worker URL with a path prefix', () => {
       const res = await postJson(`${prefixed.url}/workers`, { url: `${engine.base}/engine/` });
       assert.equal(res.status, 202);
       await waitFor(
-        () => prefixed.app.registry.all().some((w) => w.isHealthy),
+        () => prefixed.internals.registry.all().some((w) => w.isHealthy),
         'prefixed worker ready',
       );
-      const worker = prefixed.app.registry.all()[0];
+      const worker = prefixed.internals.registry.all()[0];
       assert.equal(worker?.url, `${engine.base}/engine`);
       assert.equal(worker?.modelId, 'prefixed-model', 'discovery read /engine/v1/models');
 

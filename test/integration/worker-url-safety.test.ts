@@ -33,7 +33,7 @@ void describe('credentials in a worker URL', () => {
     const res = await postJson(`${gateway.url}/workers`, { url: sim.url, api_key: 'hunter2' });
     assert.equal(res.status, 202);
     const { worker_id: id } = (await res.json()) as { worker_id: string };
-    await waitFor(() => gateway.app.registry.get(id)?.status === 'ready', 'sim worker ready');
+    await waitFor(() => gateway.internals.registry.get(id)?.status === 'ready', 'sim worker ready');
     const put = await fetch(`${gateway.url}/workers/${id}`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
@@ -64,7 +64,7 @@ void describe('credentials in a worker URL', () => {
       assert.equal(res.status, 409, `${JSON.stringify(variant)}: ${JSON.stringify(body)}`);
       assert.equal(body.code, 'WORKER_ALREADY_EXISTS');
     }
-    assert.equal(gateway.app.registry.all().length, 1);
+    assert.equal(gateway.internals.registry.all().length, 1);
   });
 
   test('an upper-case scheme is refused, as SMG (which keys workers by the URL as typed)', async () => {
@@ -78,7 +78,7 @@ void describe('credentials in a worker URL', () => {
       'grpc://127.0.0.1:50051',
       /gRPC workers .* not supported yet/,
     );
-    assert.equal(gateway.app.registry.all().length, 1);
+    assert.equal(gateway.internals.registry.all().length, 1);
   });
 });
 

@@ -75,7 +75,7 @@ let idA = '';
 
 test('POST /workers registers in the background; the worker becomes ready and is routed to', async () => {
   idA = await addWorker({ url: a.url, labels: { zone: 'z1' } });
-  await waitFor(() => gateway.app.registry.get(idA)?.status === 'ready', 'worker a ready');
+  await waitFor(() => gateway.internals.registry.get(idA)?.status === 'ready', 'worker a ready');
   const info = await getInfo(idA);
   assert.equal(info.url, a.url);
   assert.equal(info.status, 'ready');
@@ -93,7 +93,7 @@ test('POST /workers registers in the background; the worker becomes ready and is
 
 test('a second worker of another runtime is detected and shares the traffic', async () => {
   const idB = await addWorker({ url: `${b.url}/` });
-  await waitFor(() => gateway.app.registry.get(idB)?.status === 'ready', 'worker b ready');
+  await waitFor(() => gateway.internals.registry.get(idB)?.status === 'ready', 'worker b ready');
   assert.equal((await getInfo(idB)).runtime_type, 'vllm');
   const seen = new Set([await routedTo(), await routedTo()]);
   assert.deepEqual([...seen].sort(), [a.url, b.url].sort());
@@ -112,7 +112,7 @@ test('a second worker of another runtime is detected and shares the traffic', as
   const del = await fetch(`${gateway.url}/workers/${idB}`, { method: 'DELETE' });
   assert.equal(del.status, 202);
   assert.match(((await del.json()) as { message: string }).message, /removal queued/);
-  await waitFor(() => gateway.app.registry.get(idB) === undefined, 'worker b removed');
+  await waitFor(() => gateway.internals.registry.get(idB) === undefined, 'worker b removed');
   for (let i = 0; i < 4; i++) assert.equal(await routedTo(), a.url);
   assert.equal((await fetch(`${gateway.url}/workers/${idB}`)).status, 404);
 });
@@ -165,7 +165,7 @@ test('PUT re-registers with a full spec for the same URL, keeping the id; a URL 
     body: JSON.stringify({ url: b.url }),
   });
   assert.equal(mismatch.status, 400);
-  const previous = gateway.app.registry.get(idA);
+  const previous = gateway.internals.registry.get(idA);
   const res = await fetch(`${gateway.url}/workers/${idA}`, {
     method: 'PUT',
     headers: { 'content-type': 'application/json' },
@@ -174,8 +174,8 @@ test('PUT re-registers with a full spec for the same URL, keeping the id; a URL 
   assert.equal(res.status, 202);
   await waitFor(
     () =>
-      gateway.app.registry.get(idA) !== previous &&
-      gateway.app.registry.get(idA)?.status === 'ready',
+      gateway.internals.registry.get(idA) !== previous &&
+      gateway.internals.registry.get(idA)?.status === 'ready',
     'replacement',
   );
   assert.equal((await getInfo(idA)).priority, 10);
@@ -194,7 +194,7 @@ test('a worker that is not up yet shows its pending job, and deleting it cancels
   assert.ok(['pending', 'processing'].includes(info.job_status.status));
   assert.equal(await routedTo(), a.url, 'a pending worker is never routed to');
   assert.equal((await fetch(`${gateway.url}/workers/${id}`, { method: 'DELETE' })).status, 202);
-  await waitFor(() => gateway.app.workers.pendingSpec(id) === undefined, 'job cancelled');
+  await waitFor(() => gateway.internals.workers.pendingSpec(id) === undefined, 'job cancelled');
   assert.equal((await fetch(`${gateway.url}/workers/${id}`)).status, 404);
 });
 
@@ -205,7 +205,7 @@ test('PATCH health overrides reach the health checker', async () => {
     body: JSON.stringify({ health: { check_interval_secs: 7 } }),
   });
   assert.equal(res.status, 202);
-  assert.deepEqual(gateway.app.registry.get(idA)?.spec.health, { check_interval_secs: 7 });
+  assert.deepEqual(gateway.internals.registry.get(idA)?.spec.health, { check_interval_secs: 7 });
 });
 
 test('a registration that times out stays visible as failed until deleted', async () => {
@@ -214,7 +214,7 @@ test('a registration that times out stays visible as failed until deleted', asyn
     const res = await postJson(`${strict.url}/workers`, { url: 'http://127.0.0.1:9' });
     const { worker_id: id } = (await res.json()) as { worker_id: string };
     await waitFor(
-      () => strict.app.workers.job(id)?.status === 'failed',
+      () => strict.internals.workers.job(id)?.status === 'failed',
       'registration failure',
       5000,
     );

@@ -28,13 +28,16 @@ test('leaving mid-stream aborts the decode and frees every lease', async () => {
   assert.equal(res.statusCode, 200);
   const it = (res.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   await it.next();
-  const decodeWorker = pd.gateway.app.registry.ofType('decode')[0];
+  const decodeWorker = pd.gateway.internals.registry.ofType('decode')[0];
   assert.equal(decodeWorker?.load, 1);
   ac.abort();
   const d = pd.decodes[0];
   assert.ok(d);
   const stats = await waitForStats(d, (s) => s.aborted === 1 && s.running === 0, 3000);
   assert.equal(stats.completed, 0);
-  await waitFor(() => pd.gateway.app.registry.all().every((w) => w.load === 0), 'leases released');
+  await waitFor(
+    () => pd.gateway.internals.registry.all().every((w) => w.load === 0),
+    'leases released',
+  );
   await assertNoLeakedLoad(pd.gateway);
 });

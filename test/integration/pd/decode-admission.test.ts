@@ -24,8 +24,8 @@ async function setup(opts: Parameters<typeof startPdSetup>[0]): Promise<PdSetup>
 }
 
 const claimed = (pd: PdSetup, i = 0): number =>
-  pd.gateway.parts.decodeAdmission?.claimed(
-    pd.gateway.app.registry.ofType('decode')[i]?.key ?? '',
+  pd.gateway.internals.decodeAdmission?.claimed(
+    pd.gateway.internals.registry.ofType('decode')[i]?.key ?? '',
   ) ?? -1;
 
 async function openStream(pd: PdSetup, tokens: number, ac = new AbortController()) {
@@ -96,8 +96,8 @@ test('a full window: wait, admitted on release', async () => {
   });
   await waitFor(
     () =>
-      (pd.gateway.parts.decodeAdmission?.waiting(
-        pd.gateway.app.registry.ofType('decode')[0]?.key ?? '',
+      (pd.gateway.internals.decodeAdmission?.waiting(
+        pd.gateway.internals.registry.ofType('decode')[0]?.key ?? '',
       ) ?? 0) === 1,
     'waiting',
   );
@@ -153,9 +153,9 @@ test('a shed is retried onto an idle pair', async () => {
   });
   // Fill the decode that round robin will pick first.
   const busy = await openStream(pd, 100);
-  const busyKey = pd.gateway.app.registry
+  const busyKey = pd.gateway.internals.registry
     .ofType('decode')
-    .find((w) => (pd.gateway.parts.decodeAdmission?.claimed(w.key) ?? 0) === 1)?.key;
+    .find((w) => (pd.gateway.internals.decodeAdmission?.claimed(w.key) ?? 0) === 1)?.key;
   const res = await postJson(`${pd.gateway.url}/v1/completions`, {
     model: 'sim-model',
     prompt: 'find room',
@@ -170,7 +170,7 @@ test('a shed is retried onto an idle pair', async () => {
 
 test('a decode worker with no known window is not gated', async () => {
   const pd = await setup({ decode: { itlMs: 20 }, prefillSpec: {} });
-  const id = pd.gateway.app.registry.ofType('decode')[0]?.id ?? '';
+  const id = pd.gateway.internals.registry.ofType('decode')[0]?.id ?? '';
   // An operator label that is not a positive integer means "window unknown".
   await fetch(`${pd.gateway.url}/workers/${id}`, {
     method: 'PATCH',

@@ -74,14 +74,14 @@ test('a decode answer over the gateway buffer is 502 upstream_response_too_large
   });
   await assertGatewayError(res, 502, 'upstream_response_too_large');
   assert.equal(decode.generates, 1, 'the generation ran once: the answer was not retried');
-  const [decodeWorker] = gateway.app.registry.ofType('decode');
+  const [decodeWorker] = gateway.internals.registry.ofType('decode');
   assert.equal(decodeWorker?.circuit.consecutiveFailures, 0, 'the decode breaker was not charged');
   const m = await scrapeMetrics(gateway);
   assert.equal(metricValue(m, 'smg_worker_retries_total') ?? 0, 0);
 
   await assertNoLeakedLoad(gateway);
-  const admission = gateway.parts.prefillAdmission;
-  const prefills = gateway.app.registry.ofType('prefill');
+  const admission = gateway.internals.prefillAdmission;
+  const prefills = gateway.internals.registry.ofType('prefill');
   const slots = (): number => prefills.reduce((n, w) => n + (admission?.inflight(w) ?? 0), 0);
   await waitFor(() => slots() === 0, 'prefill slots released').catch(() => undefined);
   assert.equal(slots(), 0, 'prefill admission slots');

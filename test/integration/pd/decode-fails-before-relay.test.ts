@@ -45,8 +45,8 @@ const chat = (stream: boolean, extra: Record<string, unknown> = {}) => ({
 /** Every lease of the request is back: loads, prefill admission slots, decode room claims. */
 async function assertNothingHeld(pd: PdSetup): Promise<void> {
   await assertNoLeakedLoad(pd.gateway);
-  const { prefillAdmission, decodeAdmission } = pd.gateway.parts;
-  const registry = pd.gateway.app.registry;
+  const { prefillAdmission, decodeAdmission } = pd.gateway.internals;
+  const registry = pd.gateway.internals.registry;
   const slots = () =>
     registry.ofType('prefill').reduce((n, w) => n + (prefillAdmission?.inflight(w) ?? 0), 0);
   const claims = () =>
@@ -64,7 +64,7 @@ async function assertNothingHeld(pd: PdSetup): Promise<void> {
 }
 
 function breakerFailures(pd: PdSetup, type: 'prefill' | 'decode', url?: string): number {
-  const workers = pd.gateway.app.registry.ofType(type);
+  const workers = pd.gateway.internals.registry.ofType(type);
   return workers.find((w) => url === undefined || w.url === url)?.circuit.consecutiveFailures ?? -1;
 }
 
@@ -117,7 +117,7 @@ for (const stream of [false, true]) {
       flags: ['--retry-initial-backoff-ms', '1'],
     });
     // Round robin on the decode leg starts with the first registered decode.
-    const firstUrl = pd.gateway.app.registry.ofType('decode')[0]?.url;
+    const firstUrl = pd.gateway.internals.registry.ofType('decode')[0]?.url;
     const dying = pd.decodes.find((d) => d.url === firstUrl);
     const other = pd.decodes.find((d) => d.url !== firstUrl);
     assert.ok(dying && other);

@@ -44,8 +44,8 @@ test('a prefill error answers at once and the waiting decode room is aborted', a
   assert.ok(d);
   await waitForStats(d, (s) => s.running === 0 && (s.aborted >= 1 || s.roomsAborted >= 1), 3000);
   const [pw, dw] = [
-    pd.gateway.app.registry.ofType('prefill')[0],
-    pd.gateway.app.registry.ofType('decode')[0],
+    pd.gateway.internals.registry.ofType('prefill')[0],
+    pd.gateway.internals.registry.ofType('decode')[0],
   ];
   assert.equal(pw?.circuit.consecutiveFailures, 1, 'the failed prefill is charged');
   assert.equal(dw?.circuit.consecutiveFailures, 0, 'the aborted decode is not');
@@ -68,8 +68,8 @@ test('the mirror: a decode error answers at once and the prefill room is aborted
   assert.ok(p);
   await waitForStats(p, (s) => s.running === 0 && s.roomsOpen === 0, 3000);
   assert.equal(p.stats().bootstrapTimeouts, 0, 'the room was aborted, not timed out');
-  assert.equal(pd.gateway.app.registry.ofType('decode')[0]?.circuit.consecutiveFailures, 1);
-  assert.equal(pd.gateway.app.registry.ofType('prefill')[0]?.circuit.consecutiveFailures, 0);
+  assert.equal(pd.gateway.internals.registry.ofType('decode')[0]?.circuit.consecutiveFailures, 1);
+  assert.equal(pd.gateway.internals.registry.ofType('prefill')[0]?.circuit.consecutiveFailures, 0);
   await assertNoLeakedLoad(pd.gateway);
 });
 
@@ -94,7 +94,7 @@ test('with retries on, a failed pair is retried on another pair with fresh rooms
   const [bad, good] = pd.prefills;
   assert.ok(bad && good);
   // Round robin on the prefill leg starts with the first registered prefill.
-  const first = pd.gateway.app.registry.ofType('prefill')[0];
+  const first = pd.gateway.internals.registry.ofType('prefill')[0];
   const failing = first?.url === bad.url ? bad : good;
   failing.setFaults({ errorRate: 1, errorStatus: 503 });
   const res = await postJson(`${pd.gateway.url}/v1/chat/completions`, body);

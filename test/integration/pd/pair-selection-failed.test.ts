@@ -58,7 +58,7 @@ test('no healthy decode worker: 503 server_selection_failed', async () => {
   assert.ok(decode);
   decode.setFaults({ healthStatus: 503 });
   await waitFor(
-    () => pair.gateway.app.registry.all().some((w) => w.type === 'decode' && !w.isHealthy),
+    () => pair.gateway.internals.registry.all().some((w) => w.type === 'decode' && !w.isHealthy),
     'the decode worker to be unhealthy',
     4000,
   );

@@ -32,7 +32,7 @@ before(async () => {
     assert.ok(res.ok, await res.text());
   }
   await waitForReadyWorkers(gateway, 2);
-  assert.equal(gateway.app.registry.all().find((w) => w.isAvailable())?.type, 'decode');
+  assert.equal(gateway.internals.registry.all().find((w) => w.isAvailable())?.type, 'decode');
 });
 after(async () => {
   await gateway.close();

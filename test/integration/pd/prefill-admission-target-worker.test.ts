@@ -67,7 +67,7 @@ for (const target of ['7', 'abc']) {
 }
 
 test('an unpinned request is not held up by a bad pin sent before it', async () => {
-  const admission = hashing.gateway.parts.prefillAdmission;
+  const admission = hashing.gateway.internals.prefillAdmission;
   assert.ok(admission);
   let badAnswered = false;
   const bad = postJson(`${hashing.gateway.url}/v1/completions`, body, {
@@ -92,9 +92,9 @@ test('an unpinned request is not held up by a bad pin sent before it', async () 
 /** Every lease is back: worker loads, prefill admission slots and their gauges. */
 async function assertNothingHeld(pd: PdSetup): Promise<void> {
   await assertNoLeakedLoad(pd.gateway);
-  const admission = pd.gateway.parts.prefillAdmission;
+  const admission = pd.gateway.internals.prefillAdmission;
   assert.equal(admission?.queued, 0, 'nobody left in the prefill queue');
-  const prefills = pd.gateway.app.registry.ofType('prefill');
+  const prefills = pd.gateway.internals.registry.ofType('prefill');
   const slots = (): number => prefills.reduce((n, w) => n + (admission?.inflight(w) ?? 0), 0);
   await waitFor(() => slots() === 0, 'prefill slots released').catch(() => undefined);
   assert.equal(slots(), 0, 'prefill admission slots');

@@ -37,16 +37,16 @@ async function setup(
 
 const gen = (text: string | string[]) => ({ text, sampling_params: { max_new_tokens: 2 } });
 const slots = (pd: PdSetup): number =>
-  pd.gateway.app.registry
+  pd.gateway.internals.registry
     .ofType('prefill')
-    .reduce((n, w) => n + (pd.gateway.parts.prefillAdmission?.inflight(w) ?? 0), 0);
+    .reduce((n, w) => n + (pd.gateway.internals.prefillAdmission?.inflight(w) ?? 0), 0);
 
 test('a batch takes one slot, held until its prefill ends; the next request waits for it', async () => {
   const pd = await setup(1, { prefill: { ttftMs: 300 } });
   const batch = postJson(`${pd.gateway.url}/generate`, gen(['a', 'b', 'c']));
   await waitFor(() => slots(pd) === 1, 'batch holds a slot');
   const second = postJson(`${pd.gateway.url}/generate`, gen('d'));
-  await waitFor(() => pd.gateway.parts.prefillAdmission?.queued === 1, 'second request queued');
+  await waitFor(() => pd.gateway.internals.prefillAdmission?.queued === 1, 'second request queued');
   assert.equal(slots(pd), 1, 'three items, one slot');
   const [r1, r2] = await Promise.all([batch, second]);
   assert.equal(r1.status, 200);
@@ -75,7 +75,7 @@ test('queue size 0: a streaming request gets a real 429, not a 200 with an SSE e
 
 test('a failed prefill releases its slot and the retry is admitted again', async () => {
   const pd = await setup(1, { prefills: 2 });
-  const firstPrefill = pd.gateway.app.registry.ofType('prefill')[0];
+  const firstPrefill = pd.gateway.internals.registry.ofType('prefill')[0];
   const failing = pd.prefills.find((p) => p.url === firstPrefill?.url);
   failing?.setFaults({ errorRate: 1, errorStatus: 503, maxFires: 1 });
   const res = await postJson(`${pd.gateway.url}/generate`, gen('retry me'));
@@ -106,12 +106,12 @@ test('a client that leaves (queued or running) releases everything', async () =>
     body: JSON.stringify(gen('b')),
     signal: ac2.signal,
   });
-  await waitFor(() => pd.gateway.parts.prefillAdmission?.queued === 1, 'queued');
+  await waitFor(() => pd.gateway.internals.prefillAdmission?.queued === 1, 'queued');
   ac2.abort();
   ac1.abort();
   await Promise.allSettled([running, queued]);
   await waitFor(
-    () => slots(pd) === 0 && pd.gateway.parts.prefillAdmission?.queued === 0,
+    () => slots(pd) === 0 && pd.gateway.internals.prefillAdmission?.queued === 0,
     'nothing held',
   );
   await assertNoLeakedLoad(pd.gateway);
@@ -122,7 +122,7 @@ test('a prefill worker added while requests wait drains the queue onto it', asyn
   const held = postJson(`${pd.gateway.url}/generate`, gen('a'));
   await waitFor(() => slots(pd) === 1, 'slot taken');
   const waiting = postJson(`${pd.gateway.url}/generate`, gen('b'));
-  await waitFor(() => pd.gateway.parts.prefillAdmission?.queued === 1, 'queued');
+  await waitFor(() => pd.gateway.internals.prefillAdmission?.queued === 1, 'queued');
   const fresh = await startSimWorker({ role: 'prefill', ttftMs: 2, itlMs: 2 });
   extra.push(fresh);
   const added = await postJson(`${pd.gateway.url}/workers`, {
@@ -161,13 +161,13 @@ test('after a storm of errors and disconnects no slot, queue entry or load is le
   });
   await Promise.all(jobs);
   await waitFor(
-    () => slots(pd) === 0 && pd.gateway.parts.prefillAdmission?.queued === 0,
+    () => slots(pd) === 0 && pd.gateway.internals.prefillAdmission?.queued === 0,
     'admission drained',
     5000,
   );
   const m = await scrapeMetrics(pd.gateway);
   assert.equal(metricValue(m, 'smg_pd_prefill_admission_queued'), 0);
-  for (const w of pd.gateway.app.registry.ofType('prefill'))
+  for (const w of pd.gateway.internals.registry.ofType('prefill'))
     assert.equal(metricValue(m, 'smg_pd_prefill_admission_inflight', { worker: w.key }), 0);
   await assertNoLeakedLoad(pd.gateway);
 });

@@ -67,8 +67,8 @@ test('one prefill failure after its head counts smg_pd_bootstrap_failures_total 
   assert.equal(metricValue(m, 'smg_pd_bootstrap_failures_total'), 1);
 
   await assertNoLeakedLoad(gateway);
-  const admission = gateway.parts.prefillAdmission;
-  const prefills = gateway.app.registry.ofType('prefill');
+  const admission = gateway.internals.prefillAdmission;
+  const prefills = gateway.internals.registry.ofType('prefill');
   const slots = (): number => prefills.reduce((n, w) => n + (admission?.inflight(w) ?? 0), 0);
   await waitFor(() => slots() === 0, 'prefill slots released').catch(() => undefined);
   assert.equal(slots(), 0, 'prefill admission slots');

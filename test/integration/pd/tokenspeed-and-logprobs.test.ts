@@ -19,7 +19,7 @@ test('a TokenSpeed pair completes through the rendezvous', async () => {
     decode: { runtime: 'tokenspeed' },
   });
   setups.push(pd);
-  assert.equal(pd.gateway.app.registry.ofType('prefill')[0]?.runtime, 'tokenspeed');
+  assert.equal(pd.gateway.internals.registry.ofType('prefill')[0]?.runtime, 'tokenspeed');
   const res = await postJson(`${pd.gateway.url}/v1/completions`, {
     model: 'sim-model',
     prompt: 'tokenspeed',

@@ -81,7 +81,7 @@ test('Mooncake: the gateway mints transfer_id and the decode params', async () =
   const p = pd.prefills[0];
   assert.ok(p);
   // Re-register the prefill with its engine id and bootstrap port (what an operator provides).
-  const id = pd.gateway.app.registry.ofType('prefill')[0]?.id ?? '';
+  const id = pd.gateway.internals.registry.ofType('prefill')[0]?.id ?? '';
   await fetch(`${pd.gateway.url}/workers/${id}`, {
     method: 'PUT',
     headers: { 'content-type': 'application/json' },
