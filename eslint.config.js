@@ -1,5 +1,6 @@
 // Type-aware lint: the promise rules catch the floating promise that would leak a lease.
 import tseslint from 'typescript-eslint';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 
 export default tseslint.config(
   {
@@ -41,6 +42,26 @@ export default tseslint.config(
         'error',
         { allowNumber: true, allowBoolean: true },
       ],
+    },
+  },
+  {
+    // Import cycles, file by file, over the gateway and both packages. Sources import each other
+    // by their emitted `.js` names, so the resolver maps `.js` back to the `.ts` beside it.
+    // Type-only imports are erased at runtime and the rule ignores them.
+    files: ['src/**/*.ts', 'packages/*/src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [
+        createNodeResolver({
+          extensions: ['.ts', '.js', '.json', '.node'],
+          extensionAlias: { '.js': ['.ts', '.js'] },
+        }),
+      ],
+    },
+    rules: {
+      'import-x/no-cycle': 'error',
     },
   },
 );
