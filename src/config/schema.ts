@@ -11,7 +11,7 @@ import { PD_WEIGHT_MODES } from '../routing/router-weights.js';
 import { z } from 'zod';
 import { ASSIGNMENT_MODES, LEG_POLICY_NAMES, POLICY_NAMES } from '../policies/names.js';
 import { LOG_LEVELS } from './gateway-flags.js';
-import { parseControlPlaneKey } from '../server/auth.js';
+import { parseControlPlaneKey } from './control-plane-key.js';
 import { I32_MAX, I32_MIN } from '../util/rust-int-limits.js';
 import { MAX_TIMER_MS, MAX_TIMER_SECS, timerLimitMessage } from '@switchyard/kit';
 import { parseCidr } from '../workers/address-rules.js';

@@ -7,9 +7,9 @@
  */
 import { randomFillSync } from 'node:crypto';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { Endpoint } from '../routing/request-context.js';
-import type { JsonObject } from '../server/body.js';
-import { MAX_BATCH_ITEMS } from '../server/request-limits.js';
+import type { Endpoint } from '../routing/endpoint.js';
+import type { JsonObject } from '../util/json.js';
+import { MAX_BATCH_ITEMS } from '../routing/request-limits.js';
 
 const ROOM_MASK = (1n << 63n) - 1n;
 

@@ -8,7 +8,7 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { bufferAnswer, releaseLeases, type Answer } from '../routing/answer.js';
 import type { RequestContext } from '../routing/request-context.js';
-import type { JsonObject } from '../server/body.js';
+import type { JsonObject } from '../util/json.js';
 import { readAllText } from '../upstream/body-source.js';
 import { midStreamGatewayError } from '../upstream/errors.js';
 import type { Worker } from '../workers/worker.js';

@@ -5,8 +5,8 @@
  * removed, so a first token that happens to be a stop does not lose the handoff (and silently make
  * the decode recompute).
  */
-import type { Endpoint } from '../routing/request-context.js';
-import type { JsonObject } from '../server/body.js';
+import type { Endpoint } from '../routing/endpoint.js';
+import type { JsonObject } from '../util/json.js';
 
 export function sanitizePrefill(endpoint: Endpoint, body: JsonObject): JsonObject {
   const out: JsonObject = { ...body, stream: false };

@@ -8,7 +8,7 @@
 import type { Lease } from '../admission/lease.js';
 import type { Answer } from '../routing/answer.js';
 import type { RequestContext } from '../routing/request-context.js';
-import type { JsonObject } from '../server/body.js';
+import type { JsonObject } from '../util/json.js';
 import { readAllText } from '../upstream/body-source.js';
 import type { Worker } from '../workers/worker.js';
 import { decodeAnswer, DecodeFailedEarly } from './decode-answer.js';

@@ -11,7 +11,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Counter } from 'prom-client';
 import type { GatewayMetrics } from '../observability/metrics.js';
-import { usableRoutingKey } from '../routing/routing-headers.js';
+import { usableRoutingKey } from './routing-key.js';
 import { randomIndex, type Random } from '@switchyard/kit';
 import type { CandidateSet } from '../workers/candidate-set.js';
 import type { Worker } from '../workers/worker.js';

@@ -4,7 +4,8 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Leg, SelectInfo } from '../policies/policy.js';
-import type { JsonObject } from '../server/body.js';
+import type { JsonObject } from '../util/json.js';
+import type { Endpoint } from './endpoint.js';
 import { endpointLabel } from '../observability/metric-labels.js';
 import { UNKNOWN_MODEL_ID } from '../workers/worker.js';
 import {
@@ -15,9 +16,6 @@ import {
 } from './routing-headers.js';
 import { routingText } from './routing-text.js';
 import { validateBody } from './validate-body.js';
-
-/** Inference endpoints by request shape; the metric label is `endpointLabel`. */
-export type Endpoint = 'chat' | 'completion' | 'generate' | 'embeddings' | 'rerank' | 'responses';
 
 export interface RequestContext {
   readonly endpoint: Endpoint;

@@ -13,7 +13,8 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { Random } from '@switchyard/kit';
 import type { WorkerRegistry } from '../workers/registry.js';
 import { UNKNOWN_MODEL_ID, WORKER_TYPES } from '../workers/worker.js';
-import type { Endpoint, RequestContext } from './request-context.js';
+import type { Endpoint } from './endpoint.js';
+import type { RequestContext } from './request-context.js';
 import type { Answer } from './answer.js';
 import type { Router, RouterType } from './router.js';
 import {

@@ -8,7 +8,7 @@
  */
 import { ringPosition } from '../policies/hash.js';
 import type { WorkerType } from '../workers/worker.js';
-import type { Endpoint } from './request-context.js';
+import type { Endpoint } from './endpoint.js';
 import type { RouterType } from './router.js';
 
 /**

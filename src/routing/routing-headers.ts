@@ -7,9 +7,8 @@
  * pinned client sees the failure instead of landing on some other worker.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { isUtf8 } from 'node:buffer';
+import { usableRoutingKey } from '../policies/routing-key.js';
 
-export const MAX_ROUTING_KEY_BYTES = 128;
 export const MAX_ROUTING_TOKENS = 512;
 export const MAX_ROUTING_TOKENS_BYTES = 4096;
 const MAX_TOKEN_ID = 0xffffffff;
@@ -23,16 +22,6 @@ export type HintIgnored = (header: string) => void;
 function single(headers: IncomingHttpHeaders, name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
-}
-
-/**
- * A routing-key value if SMG would use it: non-empty, at most 128 bytes, valid UTF-8. Node
- * decodes header bytes as latin1, one char per byte, so `latin1` recovers the bytes sent.
- */
-export function usableRoutingKey(value: string | undefined): string | undefined {
-  if (value === undefined || value.length === 0 || value.length > MAX_ROUTING_KEY_BYTES)
-    return undefined;
-  return isUtf8(Buffer.from(value, 'latin1')) ? value : undefined;
 }
 
 /**

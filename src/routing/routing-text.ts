@@ -4,8 +4,8 @@
  * matched only the first user turn, so every conversation sharing a system prompt looked alike).
  * A new turn only appends, so a conversation's text stays a prefix of its next request's.
  */
-import type { JsonObject } from '../server/body.js';
-import type { Endpoint } from './request-context.js';
+import type { JsonObject } from '../util/json.js';
+import type { Endpoint } from './endpoint.js';
 
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;

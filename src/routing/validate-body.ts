@@ -6,10 +6,10 @@
  * types and bounds are checked; unknown fields pass through untouched.
  */
 import { GatewayError } from '../errors/gateway-error.js';
-import type { JsonObject } from '../server/body.js';
-import { MAX_BATCH_ITEMS, MAX_N, MAX_SEQUENCES } from '../server/request-limits.js';
+import type { JsonObject } from '../util/json.js';
+import { MAX_BATCH_ITEMS, MAX_N, MAX_SEQUENCES } from './request-limits.js';
 import { U32_MAX } from '../util/rust-int-limits.js';
-import type { Endpoint } from './request-context.js';
+import type { Endpoint } from './endpoint.js';
 
 function invalid(message: string): GatewayError {
   return new GatewayError('invalid_body', message);

@@ -4,8 +4,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.js';
+import type { JsonObject } from '../util/json.js';
 import { budgetExhausted, type BodyBudget, type BodyCharge } from './body-budget.js';
-import { assertJsonDepth } from './request-limits.js';
+import { assertJsonDepth } from '../routing/request-limits.js';
 
 /** Both answers leave unread bytes on the socket: closing it is cheaper than draining them. */
 const CLOSE_CONNECTION = { connection: 'close' };
@@ -106,8 +107,6 @@ function collect(
     req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
 }
-
-export type JsonObject = Record<string, unknown>;
 
 /** `fatal`: a body that is not UTF-8 is refused, never forwarded raw as U+FFFD-replaced text. */
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from './app-context.js';
+import type { AuthClass } from './auth.js';
 import { liveness, readiness } from './handlers/health.js';
 import { inferenceHandler } from './handlers/inference.js';
 import { listModels } from './handlers/models.js';
@@ -17,9 +18,6 @@ import {
   getLoads,
   proxyGetToFirstWorker,
 } from './handlers/worker-proxy.js';
-
-/** `data`: inference (`--api-key`); `admin`: control plane (control-plane keys, else `--api-key`); `public`: probes. */
-export type AuthClass = 'data' | 'admin' | 'public';
 
 export type Handler = (
   req: IncomingMessage,

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
-import { MAX_JSON_DEPTH, MAX_N } from '../../src/server/request-limits.js';
+import { MAX_JSON_DEPTH, MAX_N } from '../../src/routing/request-limits.js';
 import { assertNoLeakedLoad, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
 import { assertGatewayError } from '../helpers/http.js';
 import { startPdSetup, type PdSetup } from '../helpers/pd-fleet.js';

@@ -8,11 +8,8 @@ import type { ConcurrencyLimiter } from '../../admission/concurrency-limiter.js'
 import type { Lease } from '../../admission/lease.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { sendError } from '../../errors/respond.js';
-import {
-  buildRequestContext,
-  type ContextDeps,
-  type Endpoint,
-} from '../../routing/request-context.js';
+import type { Endpoint } from '../../routing/endpoint.js';
+import { buildRequestContext, type ContextDeps } from '../../routing/request-context.js';
 import type { AppContext } from '../app-context.js';
 import { parseJsonObject, readChargedBody } from '../body.js';
 import { clientHeadersOf, requestIdOf } from '../request-id.js';

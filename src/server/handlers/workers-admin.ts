@@ -8,7 +8,8 @@ import { recordErrorCode, sendError, sendJson } from '../../errors/respond.js';
 import { parseWorkerSpec, workerPatchSchema, type WorkerSpec } from '../../workers/spec.js';
 import type { Worker } from '../../workers/worker.js';
 import type { AppContext } from '../app-context.js';
-import { parseJsonObject, readBody, type JsonObject } from '../body.js';
+import type { JsonObject } from '../../util/json.js';
+import { parseJsonObject, readBody } from '../body.js';
 
 type WorkerApiCode =
   'WORKER_NOT_FOUND' | 'BAD_REQUEST' | 'WORKER_ALREADY_EXISTS' | 'INTERNAL_SERVER_ERROR';

@@ -2,7 +2,7 @@
 // body serialized: 100,000 items once froze the event loop for ~40 s. Nothing reaches a worker.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { MAX_BATCH_ITEMS, MAX_N } from '../../../src/server/request-limits.js';
+import { MAX_BATCH_ITEMS, MAX_N } from '../../../src/routing/request-limits.js';
 import { assertNoLeakedLoad } from '../../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../../helpers/http.js';
 import { startPdSetup, type PdSetup } from '../../helpers/pd-fleet.js';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { planBootstrap, serializeWithBootstrap } from '../../../src/pd/bootstrap.js';
-import { MAX_BATCH_ITEMS } from '../../../src/server/request-limits.js';
+import { MAX_BATCH_ITEMS } from '../../../src/routing/request-limits.js';
 
 function fixture(items: number): {
   body: Record<string, unknown>;

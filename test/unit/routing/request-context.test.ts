@@ -8,7 +8,7 @@ import type {
   RequestInput,
 } from '../../../src/routing/request-context.js';
 import { buildRequestContext } from '../../../src/routing/request-context.js';
-import type { JsonObject } from '../../../src/server/body.js';
+import type { JsonObject } from '../../../src/util/json.js';
 
 interface Options {
   headers?: IncomingHttpHeaders;

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
-import type { Endpoint } from '../../../src/routing/request-context.js';
+import type { Endpoint } from '../../../src/routing/endpoint.js';
 import { validateBody } from '../../../src/routing/validate-body.js';
-import { MAX_BATCH_ITEMS, MAX_N, MAX_SEQUENCES } from '../../../src/server/request-limits.js';
+import { MAX_BATCH_ITEMS, MAX_N, MAX_SEQUENCES } from '../../../src/routing/request-limits.js';
 
 const messages = [{ role: 'user', content: 'hi' }];
 const many = (count: number): string[] => new Array<string>(count).fill('p');

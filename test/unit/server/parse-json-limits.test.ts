@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { parseJsonObject } from '../../../src/server/body.js';
-import { MAX_JSON_DEPTH } from '../../../src/server/request-limits.js';
+import { MAX_JSON_DEPTH } from '../../../src/routing/request-limits.js';
 
 function nested(levels: number): string {
   // The object is level 1; each array inside it adds one.
