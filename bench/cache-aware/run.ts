@@ -112,7 +112,7 @@ function analyse(
       prompt += u.prompt;
       cached += u.cached;
     }
-    s.body = undefined; // keep the JSON results small
+    delete s.body; // keep the JSON results small
   }
   const ttft = distribution(measured.filter(ok).map((s) => toModel(s.firstEvent)));
   const e2e = distribution(measured.filter(ok).map((s) => toModel(s.total)));

@@ -43,7 +43,7 @@ export interface Sample {
 export interface LoadOptions {
   origins: readonly string[];
   request: (index: number) => RequestSpec;
-  closed?: { concurrency: number };
+  closed?: { concurrency: number } | undefined;
   /** Poisson arrivals; arrivals beyond `maxInFlight` are dropped and counted, never queued. */
   open?: { ratePerSec: number; seed?: number; maxInFlight?: number };
   warmupMs?: number;

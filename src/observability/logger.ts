@@ -48,7 +48,8 @@ export interface LoggerOptions {
 
 export function createLogger(opts: LoggerOptions): Logger {
   const dest = opts.destination ?? process.stderr;
-  const base = { base: undefined, level: opts.level };
+  // `base: null`: no pid or hostname on every line.
+  const base = { base: null, level: opts.level };
   return opts.json ? pino(base, dest) : pino(base, new HumanStream(dest));
 }
 

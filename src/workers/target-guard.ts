@@ -41,7 +41,7 @@ const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 export interface TargetGuardOptions {
   /** `--worker-allow-cidr`: when non-empty, every worker address must be inside one range. */
   allowCidrs: readonly string[];
-  lookup?: HostLookup;
+  lookup?: HostLookup | undefined;
   /** This host's interface addresses (defaults to `os.networkInterfaces()`). */
   localAddresses?: () => string[];
 }

@@ -23,7 +23,7 @@ export interface GenerationSpec {
   /** Tokens to produce per choice; 0 finishes right after prefill. */
   maxTokens: number;
   /** Per-item prompt blocks for the prefix cache; absent = nothing cacheable. */
-  prompts?: readonly PromptShape[];
+  prompts?: readonly PromptShape[] | undefined;
   /**
    * PD decode: the prompt's KV comes from a peer. Once admitted (slot and KV reserved) the engine
    * calls `onAdmitted` and waits for `kvReady()` (skip prefill) or `recompute()` (prefill here).

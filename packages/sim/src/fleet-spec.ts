@@ -12,7 +12,7 @@ export type SimFleetGroup = SimWorkerOptions & { count?: number };
 
 export interface SimFleetSpec {
   /** Workers without a port take consecutive ports from here (0 or absent = ephemeral). */
-  basePort?: number;
+  basePort?: number | undefined;
   /** Options every group starts from. */
   defaults?: SimWorkerOptions;
   workers: SimFleetGroup[];

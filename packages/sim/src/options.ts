@@ -107,7 +107,7 @@ export interface SimWorkerOptions {
   /** PD role (SGLang/TokenSpeed bootstrap protocol); default 'regular'. */
   role?: SimRole;
   /** Prefill: port of the bootstrap server (0 = ephemeral; default 0 for prefill, none otherwise). */
-  bootstrapPort?: number;
+  bootstrapPort?: number | undefined;
   /** Prefill: how long a room waits for its decode peer; default 300 s (tokenspeed 120 s). */
   bootstrapTimeoutSecs?: number;
   /** Decode: how long an admitted room waits for its KV; default 300 s. */
@@ -122,7 +122,7 @@ export interface SimWorkerOptions {
   dpSize?: number;
   tpSize?: number;
   /** Name sent in the `x-sim-worker` response header; default `sim-${port}`. */
-  workerName?: string;
+  workerName?: string | undefined;
   /** Faults active from the start; default none. */
   faults?: SimFaults;
 }

@@ -45,7 +45,10 @@ export interface ProbeOptions {
 
 type Json = Record<string, unknown>;
 
-async function getJson(url: string, opts: ProbeOptions): Promise<{ status: number; json?: Json }> {
+async function getJson(
+  url: string,
+  opts: ProbeOptions,
+): Promise<{ status: number; json?: Json | undefined }> {
   try {
     const res = await request(url, {
       dispatcher: opts.dispatcher,

@@ -16,13 +16,13 @@ import { testWorker } from '../../helpers/workers.js';
 /** Records what it was asked to route; answers an empty 200. */
 export class FakeRouter implements ManagedRouter {
   readonly routed: RequestContext[] = [];
-  readonly supports: ((endpoint: Endpoint) => boolean) | undefined;
+  readonly supports?: (endpoint: Endpoint) => boolean;
 
   constructor(
     readonly type: RouterType,
     supports?: (endpoint: Endpoint) => boolean,
   ) {
-    this.supports = supports;
+    if (supports !== undefined) this.supports = supports;
   }
 
   async route(ctx: RequestContext): Promise<Answer> {
