@@ -13,9 +13,10 @@ import { modelAliasMap } from '../config/smg-rules.js';
 import { gaugeChild } from '../observability/label-cache.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { GatewayMetrics } from '../observability/metrics.js';
+import { policyReadsLoads } from '../policies/names.js';
 import { PolicyRegistry, policyDepsFromConfig } from '../policies/registry.js';
 import type { Router } from '../routing/router.js';
-import { routerFromConfig } from '../routing/router-from-config.js';
+import { routerFromConfig } from './router-from-config.js';
 import { HopMarker } from '../upstream/hop-marker.js';
 import { upstreamPoolsFromConfig, type UpstreamPools } from '../upstream/pools.js';
 import { systemClock, type Clock } from '../util/clock.js';
@@ -150,6 +151,7 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     metrics,
     clock,
     dispatcher: workerDispatcher,
+    policyReadsLoads: policyReadsLoads(config.policy, config),
   });
   const limiter =
     config.maxConcurrentRequests > 0

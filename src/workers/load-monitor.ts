@@ -8,7 +8,6 @@
 import { request, type Dispatcher } from 'undici';
 import type { GatewayConfig } from '../config/schema.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
-import { policyReadsLoads } from '../policies/names.js';
 import type { Clock } from '../util/clock.js';
 import { workerCallHeaders } from '../upstream/headers.js';
 import type { RankLoad, WorkerLoadSnapshot } from './load-snapshot.js';
@@ -47,6 +46,8 @@ export interface LoadMonitorDeps {
   metrics: GatewayMetrics;
   clock: Clock;
   dispatcher: Dispatcher;
+  /** Whether the routing policy reads loads (policies/names.ts `policyReadsLoads` says). */
+  policyReadsLoads: boolean;
 }
 
 /**
@@ -60,7 +61,7 @@ export function loadMonitorFromConfig(
   const overload = overloadThresholdsFrom(c);
   const needed =
     !c.disableLoadMonitoring ||
-    policyReadsLoads(c.policy, c) ||
+    deps.policyReadsLoads ||
     c.engineMetrics ||
     overloadVetoOn(overload);
   if (!needed) return undefined;

@@ -12,11 +12,11 @@ import { PolicyRegistry, type PolicyDeps } from '../policies/registry.js';
 import type { UpstreamPools } from '../upstream/pools.js';
 import type { Random } from '@switchyard/kit';
 import type { WorkerRegistry } from '../workers/registry.js';
-import { RegularRouter } from './regular-router.js';
-import { retryConfigFrom } from './retry.js';
-import type { Router } from './router.js';
-import { RouterManager } from './router-manager.js';
-import { routerChoiceMetricHooks } from './router-metrics.js';
+import { RegularRouter } from '../routing/regular-router.js';
+import { retryConfigFrom } from '../routing/retry.js';
+import type { Router } from '../routing/router.js';
+import { RouterManager } from '../routing/router-manager.js';
+import { routerChoiceMetricHooks } from '../routing/router-metrics.js';
 
 export interface RouterDeps {
   registry: WorkerRegistry;
