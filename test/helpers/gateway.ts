@@ -1,6 +1,6 @@
 /**
  * Starts a real gateway on 127.0.0.1:0 for integration tests, and the checks every such test
- * ends with (no load lease left behind).
+ * ends with (nothing a request held left behind).
  */
 import assert from 'node:assert/strict';
 import { parseFlags } from '@switchyard/kit';
@@ -82,23 +82,70 @@ export function metricValue(
   return undefined;
 }
 
+/** The gauges that count something held for one request; each must read zero once traffic is over. */
+export const IN_FLIGHT_GAUGES = [
+  'smg_worker_requests_active',
+  'smg_http_buffered_body_bytes',
+  'smg_admission_inflight',
+  'smg_admission_queue_depth',
+  'smg_pd_prefill_admission_inflight',
+  'smg_pd_prefill_admission_queued',
+  'smg_pd_admission_claimed_rooms',
+] as const;
+
 /**
- * The lease invariant: once traffic is over, every worker's in-flight load is zero, in the
- * registry and in the exported gauge. Waits briefly, since a relay's close handlers run after
- * the client has its last byte.
+ * Everything a request may still hold, each as a line naming it: worker load leases, buffered
+ * body bytes, concurrency permits and their queue, prefill admission slots and their queue,
+ * decode room claims and their waiters. Empty once every lease came back.
  */
-export async function assertNoLeakedLoad(gateway: Gateway): Promise<void> {
-  await waitFor(
-    () => gateway.internals.registry.all().every((w) => w.load === 0),
-    'worker loads to return to zero',
-    3000,
-  ).catch(() => undefined);
-  for (const w of gateway.internals.registry.all())
-    assert.equal(w.load, 0, `worker ${w.url} still holds load ${w.load}`);
-  const text = await scrapeMetrics(gateway);
-  for (const line of text.split('\n')) {
-    if (line.startsWith('smg_worker_requests_active{')) {
-      assert.equal(Number(line.slice(line.lastIndexOf(' ') + 1)), 0, `gauge not zero: ${line}`);
+export function heldInFlight(gateway: Gateway): string[] {
+  const held: string[] = [];
+  const { limiter, prefillAdmission, decodeAdmission } = gateway.internals;
+  const workers = gateway.internals.registry.all();
+  for (const w of workers) if (w.load !== 0) held.push(`worker ${w.url} load ${w.load}`);
+  const bytes = gateway.internals.bodyBudget.used;
+  if (bytes !== 0) held.push(`body budget ${bytes} bytes`);
+  if (limiter && limiter.inflight !== 0) held.push(`concurrency permits ${limiter.inflight}`);
+  if (limiter && limiter.queued !== 0) held.push(`concurrency queue ${limiter.queued}`);
+  if (prefillAdmission) {
+    for (const w of workers) {
+      const n = prefillAdmission.inflight(w);
+      if (n !== 0) held.push(`prefill slots on ${w.url}: ${n}`);
+    }
+    if (prefillAdmission.queued !== 0) held.push(`prefill queue ${prefillAdmission.queued}`);
+  }
+  if (decodeAdmission) {
+    for (const w of workers) {
+      const claimed = decodeAdmission.claimed(w);
+      if (claimed !== 0) held.push(`decode rooms claimed on ${w.url}: ${claimed}`);
+      const waiting = decodeAdmission.waiting(w);
+      if (waiting !== 0) held.push(`decode claims waiting on ${w.url}: ${waiting}`);
     }
   }
+  return held;
+}
+
+/**
+ * The lease invariant every integration test ends with: once traffic is over, everything a
+ * request held came back (see heldInFlight), in the gateway and in every in-flight gauge it
+ * exports. Waits up to `timeoutMs`, since a relay's close handlers run after the client has its
+ * last byte, and fails naming what is still held.
+ */
+export async function assertAllReleased(gateway: Gateway, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let held = heldInFlight(gateway);
+  while (held.length > 0) {
+    if (Date.now() > deadline)
+      assert.fail(`still held ${timeoutMs} ms after the traffic ended: ${held.join('; ')}`);
+    await new Promise((r) => setTimeout(r, 10));
+    held = heldInFlight(gateway);
+  }
+  const text = await scrapeMetrics(gateway);
+  const nonZero = text
+    .split('\n')
+    .filter((line) =>
+      IN_FLIGHT_GAUGES.some((g) => line.startsWith(g + '{') || line.startsWith(g + ' ')),
+    )
+    .filter((line) => Number(line.slice(line.lastIndexOf(' ') + 1)) !== 0);
+  assert.deepEqual(nonZero, [], 'in-flight gauges not back to zero');
 }

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import { MAX_JSON_DEPTH, MAX_N } from '../../src/routing/request-limits.js';
-import { assertNoLeakedLoad, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
+import { assertAllReleased, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
 import { assertGatewayError } from '../helpers/http.js';
 import { startPdSetup, type PdSetup } from '../helpers/pd-fleet.js';
 
@@ -132,7 +132,7 @@ function describeMode(
       assert.equal(ok.status, 200, await ok.clone().text());
       await ok.arrayBuffer();
       assert.ok(inferenceCount(workers) > 0);
-      await assertNoLeakedLoad(gateway);
+      await assertAllReleased(gateway);
     });
   });
 }

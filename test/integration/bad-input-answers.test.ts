@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
-import { assertNoLeakedLoad, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
+import { assertAllReleased, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
 import { assertGatewayError, postJson, totalRequests } from '../helpers/http.js';
 
 let worker: SimWorker;
@@ -147,6 +147,6 @@ test('with --api-key, inference and admin routes need the key; probes do not', a
 });
 
 test('no load lease is left behind', async () => {
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
   assert.ok(totalRequests(worker.stats()) > 0);
 });

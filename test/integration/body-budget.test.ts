@@ -8,7 +8,7 @@ import { after, test } from 'node:test';
 import { startSimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
-  assertNoLeakedLoad,
+  assertAllReleased,
   metricValue,
   scrapeMetrics,
   startTestGateway,
@@ -86,7 +86,7 @@ test('partial bodies that reserve most of the budget make a large body 503 while
   const m = await scrapeMetrics(gateway);
   const labels = { status_code: '503', error_code: 'request_body_budget_exhausted' };
   assert.equal(metricValue(m, 'smg_http_responses_total', labels), 1);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('a partial body cut by the body deadline (408) gives its bytes back', async () => {
@@ -98,7 +98,7 @@ test('a partial body cut by the body deadline (408) gives its bytes back', async
   const large = await postJson(`${gateway.url}/v1/completions`, bodyOf(4000));
   assert.equal(large.status, 200, await large.text());
   await waitForBudgetUse(gateway, 0);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('a chunked body that crosses the budget mid-read gets 503 and the connection closes', async () => {
@@ -125,7 +125,7 @@ test('a chunked body that crosses the budget mid-read gets 503 and the connectio
   assert.match(head, /\r\nretry-after: 1\r\n/i);
   assert.match(head, /\r\nconnection: close\r\n/i);
   await waitForBudgetUse(gateway, 0);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('admin bodies are charged to the same budget', async () => {
@@ -138,5 +138,5 @@ test('admin bodies are charged to the same budget', async () => {
   partial.socket.destroy();
   await partial.answer;
   await waitForBudgetUse(gateway, 0);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });

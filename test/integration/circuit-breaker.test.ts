@@ -7,7 +7,7 @@ import { startSimFleet, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import {
-  assertNoLeakedLoad,
+  assertAllReleased,
   metricValue,
   scrapeMetrics,
   startTestGateway,
@@ -88,7 +88,7 @@ test('failures open the circuit; then the worker is skipped and, alone, gives 50
   assert.equal(worker?.circuit.state, 'closed');
   m = await scrapeMetrics(gateway);
   assert.equal(metricValue(m, 'smg_worker_cb_state', { worker: w.url }), 0);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('a failure in the middle of a stream counts as a failure', async () => {
@@ -97,7 +97,7 @@ test('a failure in the middle of a stream counts as a failure', async () => {
   const res = await send(gateway, true);
   assert.equal(res.status, 200);
   assert.equal(gateway.internals.registry.all()[0]?.circuit.state, 'open');
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('429 is neutral: it neither opens nor closes a circuit', async () => {
@@ -123,7 +123,7 @@ test('traffic moves off a worker whose circuit opened', async () => {
   const seen = new Set<string | null>();
   for (let i = 0; i < 6; i++) seen.add((await send(gateway)).headers.get('x-smg-routed-worker-id'));
   assert.deepEqual([...seen], [good.url]);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('--disable-circuit-breaker never opens', async () => {

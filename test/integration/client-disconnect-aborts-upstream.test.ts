@@ -6,12 +6,7 @@ import { request } from 'undici';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import { waitForStats } from '@switchyard/sim/testing';
 import type { Gateway } from '../../src/server/gateway.js';
-import {
-  assertNoLeakedLoad,
-  startTestGateway,
-  waitFor,
-  waitForReadyWorkers,
-} from '../helpers/gateway.js';
+import { assertAllReleased, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
 
 let worker: SimWorker;
 let gateway: Gateway;
@@ -51,8 +46,7 @@ test('closing the client mid-stream aborts the worker request and releases the l
   ac.abort();
   const stats = await waitForStats(worker, (s) => s.aborted === 1 && s.running === 0, 2000);
   assert.equal(stats.completed, 0, 'the worker did not finish the 200-token generation');
-  await waitFor(() => worker0?.load === 0, 'load to be released');
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('closing the client before the first token also aborts the worker request', async () => {
@@ -70,5 +64,5 @@ test('closing the client before the first token also aborts the worker request',
   await assert.rejects(pending);
   await waitForStats(worker, (s) => s.aborted === before + 1 && s.running === 0, 2000);
   worker.setFaults({});
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });

@@ -8,7 +8,7 @@ import { request } from 'undici';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
-  assertNoLeakedLoad,
+  assertAllReleased,
   metricValue,
   scrapeMetrics,
   startTestGateway,
@@ -74,7 +74,7 @@ test('queue full is 429 and queue timeout is 503, both with Retry-After: 2', asy
   assert.equal(metricValue(m, 'smg_admission_queue_rejected_total', { reason: 'timeout' }), 1);
   assert.equal(metricValue(m, 'smg_admission_inflight'), 0);
   assert.equal(metricValue(m, 'smg_admission_queue_depth'), 0);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('a waiter is admitted when the permit is released, in FIFO order', async () => {
@@ -95,7 +95,7 @@ test('a waiter is admitted when the permit is released, in FIFO order', async ()
   release();
   await Promise.all(waiters);
   assert.deepEqual(order, [0, 1, 2]);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('queue size 0 rejects at once; a client that leaves the queue frees its place', async () => {

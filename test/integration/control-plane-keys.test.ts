@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Gateway } from '../../src/server/gateway.js';
-import { assertNoLeakedLoad, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
+import { assertAllReleased, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../helpers/http.js';
 import { startRecordingWorker, type RecordingWorker } from '../helpers/recording-worker.js';
 
@@ -88,5 +88,5 @@ test('the data plane takes --api-key, never a control-plane key', async () => {
 });
 
 test('no load lease is left behind', async () => {
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });

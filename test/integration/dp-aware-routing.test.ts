@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
-import { assertNoLeakedLoad, startTestGateway, waitFor } from '../helpers/gateway.js';
+import { assertAllReleased, startTestGateway, waitFor } from '../helpers/gateway.js';
 import { postJson } from '../helpers/http.js';
 
 let worker: SimWorker;
@@ -65,5 +65,5 @@ test('a dp_size 2 worker is two logical workers and requests carry their rank', 
   assert.equal(put.status, 400);
   assert.equal((await fetch(`${gateway.url}/workers/${id}`, { method: 'DELETE' })).status, 202);
   await waitFor(() => gateway.internals.registry.all().length === 0, 'both ranks removed');
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });

@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { after, before, test } from 'node:test';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
-import { assertNoLeakedLoad, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
+import { assertAllReleased, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
 
 let worker: SimWorker;
 let gateway: Gateway;
@@ -64,7 +64,7 @@ test('HEAD /workers/{id} answers as GET does, with an empty body', async () => {
   assert.equal(head.status, 200);
   assert.equal(head.bodyBytes, 0);
   assert.equal(head.headers['content-length'], get.headers['content-length']);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('HEAD on a POST-only route is still 405, and GET routes list HEAD as allowed', async () => {
@@ -74,5 +74,5 @@ test('HEAD on a POST-only route is still 405, and GET routes list HEAD as allowe
   const put = await send('PUT', '/workers');
   assert.equal(put.status, 405);
   assert.deepEqual(String(put.headers.allow).split(', ').sort(), ['GET', 'HEAD', 'POST']);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });

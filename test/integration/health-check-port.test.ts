@@ -8,7 +8,7 @@ import { request } from 'undici';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
-  assertNoLeakedLoad,
+  assertAllReleased,
   startTestGateway,
   waitFor,
   waitForReadyWorkers,
@@ -100,7 +100,7 @@ test('the probe address is refused as a worker', async () => {
 });
 
 test('during the drain readiness is 503 draining on the probe port and liveness 200; then the port closes', async () => {
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
   const probe = probeUrl();
   const ac = new AbortController();
   const held = await request(`${gateway.url}/v1/completions`, {

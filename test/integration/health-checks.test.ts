@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
-  assertNoLeakedLoad,
+  assertAllReleased,
   metricValue,
   scrapeMetrics,
   startTestGateway,
@@ -73,7 +73,7 @@ test('failing probes take a worker out of rotation and passing probes bring it b
   assert.equal(res.status, 200);
   await res.arrayBuffer();
   assert.deepEqual(transitions, ['ready->not_ready', 'not_ready->ready']);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('with --remove-unhealthy-workers a worker that reaches failed is removed', async () => {

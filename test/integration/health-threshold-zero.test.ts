@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { startSimWorker } from '@switchyard/sim';
-import { assertNoLeakedLoad, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
+import { assertAllReleased, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 after(async () => {
@@ -44,5 +44,5 @@ test('health thresholds of 0 act as 1 through the gateway health settings', asyn
   worker.setFaults({});
   await gateway.internals.health.probeOnce(w);
   assert.equal(w.status, 'ready', 'one success brings it back');
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Gateway } from '../../src/server/gateway.js';
 import type { SimWorker } from '@switchyard/sim';
-import { assertNoLeakedLoad, metricValue, scrapeMetrics } from '../helpers/gateway.js';
+import { assertAllReleased, metricValue, scrapeMetrics } from '../helpers/gateway.js';
 import { chat, IgwFleet, pdAnswers, startIgwGateway } from '../helpers/igw-fleet.js';
 
 const MODEL = 'cb-model';
@@ -60,5 +60,5 @@ test('a regular worker whose circuit opens gets no more traffic, and PD takes it
     before,
     'the open-circuit worker got nothing',
   );
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });

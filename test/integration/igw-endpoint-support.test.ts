@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Gateway } from '../../src/server/gateway.js';
 import type { SimWorker } from '@switchyard/sim';
-import { assertNoLeakedLoad } from '../helpers/gateway.js';
+import { assertAllReleased } from '../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../helpers/http.js';
 import { IgwFleet, pdAnswers, startIgwGateway } from '../helpers/igw-fleet.js';
 
@@ -45,12 +45,12 @@ test('embeddings and rerank go to the regular worker every time', async () => {
       assert.equal(sim.stats().requests[path], undefined, `${sim.role} saw ${path}`);
   }
   assert.ok((await pdAnswers(fleet, gateway, 'mixed', 50)) > 30, 'chat still goes mostly to PD');
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('embeddings for a model served only by PD workers is 404 model_not_found', async () => {
   const res = await postJson(`${gateway.url}/v1/embeddings`, { model: 'pd-only', input: 'x' });
   const error = await assertGatewayError(res, 404, 'model_not_found');
   assert.match(error.message, /embeddings/);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Gateway } from '../../src/server/gateway.js';
-import { assertNoLeakedLoad, metricValue, scrapeMetrics } from '../helpers/gateway.js';
+import { assertAllReleased, metricValue, scrapeMetrics } from '../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../helpers/http.js';
 import { chat, IgwFleet, pdAnswers, startIgwGateway } from '../helpers/igw-fleet.js';
 
@@ -65,7 +65,7 @@ test('each model is routed by its own workers', async () => {
     }),
     undefined,
   );
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('/generate without a model is 400 missing_model; with one it is routed', async () => {
@@ -86,7 +86,7 @@ test('/generate without a model is 400 missing_model; with one it is routed', as
     assert.equal(res.status, 200, await res.text());
     assert.equal(fleet.roleOf(res), model === 'alpha' ? 'decode' : 'regular');
   }
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('a model no worker serves is 404 model_not_found, and never becomes a metric label', async () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Gateway } from '../../src/server/gateway.js';
-import { assertNoLeakedLoad, metricValue, scrapeMetrics } from '../helpers/gateway.js';
+import { assertAllReleased, metricValue, scrapeMetrics } from '../helpers/gateway.js';
 import { assertGatewayError } from '../helpers/http.js';
 import { assertShare } from '../unit/routing/router-manager-fixtures.js';
 import { chat, IgwFleet, pdAnswers, startIgwGateway } from '../helpers/igw-fleet.js';
@@ -46,7 +46,7 @@ for (const [mode, pdWeight] of [
         pdWeight / (pdWeight + 3),
         'PD share',
       );
-      await assertNoLeakedLoad(gateway);
+      await assertAllReleased(gateway);
     });
   });
 }
@@ -68,7 +68,7 @@ describe('PD weight needs a prefill and a decode worker', () => {
     assert.equal(await weight(gateway, 'lone', 'http-pd'), 0);
     const [prefill] = [...fleet.sims.values()].filter((s) => s.role === 'prefill');
     assert.equal(prefill?.stats().requests['/v1/chat/completions'] ?? 0, 0);
-    await assertNoLeakedLoad(gateway);
+    await assertAllReleased(gateway);
   });
 
   test('a model with only a prefill worker answers 503 no_available_workers', async () => {

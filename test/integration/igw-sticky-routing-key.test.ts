@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Gateway } from '../../src/server/gateway.js';
 import type { SimRole } from '@switchyard/sim';
-import { assertNoLeakedLoad } from '../helpers/gateway.js';
+import { assertAllReleased } from '../helpers/gateway.js';
 import { chat, IgwFleet, startIgwGateway } from '../helpers/igw-fleet.js';
 
 const MODEL = 'sticky-model';
@@ -43,5 +43,5 @@ test('each routing key stays on one pool across its requests', async () => {
   }
   const roles = new Set(pools.values());
   assert.deepEqual([...roles].sort(), ['decode', 'regular'], 'keys still spread over both pools');
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Gateway } from '../../src/server/gateway.js';
 import type { SimWorker } from '@switchyard/sim';
-import { assertNoLeakedLoad, metricValue, scrapeMetrics } from '../helpers/gateway.js';
+import { assertAllReleased, metricValue, scrapeMetrics } from '../helpers/gateway.js';
 import { assertShare } from '../unit/routing/router-manager-fixtures.js';
 import { IgwFleet, pdAnswers, startIgwGateway } from '../helpers/igw-fleet.js';
 
@@ -46,7 +46,7 @@ test('2 prefill + 2 decode + 6 regular workers send about 40 % of requests to PD
   );
   assert.equal(await weight('http-pd'), 4);
   assert.equal(await weight('http-regular'), 6);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('removing regular workers shifts traffic to PD, and adding them back shifts it back', async () => {
@@ -74,7 +74,7 @@ test('removing regular workers shifts traffic to PD, and adding them back shifts
     0.4,
     'PD share with 6 regular workers again',
   );
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('adding a PD pair shifts traffic to PD; a lone extra prefill worker adds nothing', async () => {
@@ -83,5 +83,5 @@ test('adding a PD pair shifts traffic to PD; a lone extra prefill worker adds no
   await fleet.add('decode', MODEL);
   assert.equal(await weight('http-pd'), 6);
   assertShare(await pdAnswers(fleet, gateway, MODEL, N), N, 6 / 12, 'PD share with three pairs');
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });

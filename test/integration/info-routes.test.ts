@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startSimFleet, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
-import { assertNoLeakedLoad, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
+import { assertAllReleased, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
 import { assertGatewayError } from '../helpers/http.js';
 
 let fleet: SimWorker[];
@@ -114,5 +114,5 @@ test('/flush_cache fans out to every worker', async () => {
 });
 
 test('no load lease is left behind', async () => {
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });

@@ -9,7 +9,7 @@ import { startSimFleet, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import { DURATION_BUCKETS } from '../../src/observability/metrics.js';
 import {
-  assertNoLeakedLoad,
+  assertAllReleased,
   metricValue,
   scrapeMetrics,
   startTestGateway,
@@ -165,7 +165,7 @@ test('the in-flight gauge shows a running request and returns to zero after it',
   ac.abort();
   await assert.rejects(pending);
   fleet.forEach((w) => w.setFaults({}));
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 /** promtool from $PROMTOOL (set by `npm test`), the unpacked Debian package, or PATH. */

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { startSimFleet, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
-  assertNoLeakedLoad,
+  assertAllReleased,
   metricValue,
   scrapeMetrics,
   startTestGateway,
@@ -76,7 +76,7 @@ for (const mode of ['regular', 'pd'] as const) {
       }),
       205,
     );
-    await assertNoLeakedLoad(target);
+    await assertAllReleased(target);
   });
 }
 

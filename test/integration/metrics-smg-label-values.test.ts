@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
-  assertNoLeakedLoad,
+  assertAllReleased,
   metricValue,
   scrapeMetrics,
   startTestGateway,
@@ -210,7 +210,7 @@ test('regular traffic: router_type http, backend_type regular, SMG endpoint name
     metricValue(text, 'smg_http_requests_total', { method: 'GET', path: '/workers/{worker_id}' }),
     1,
   );
-  await assertNoLeakedLoad(regular);
+  await assertAllReleased(regular);
 });
 
 test('engine gauges carry worker, model and dp_rank', async () => {
@@ -259,5 +259,5 @@ test('PD traffic: backend_type pd, and a retry counted once per leg', async () =
     }),
     1,
   );
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });

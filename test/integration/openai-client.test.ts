@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import OpenAI from 'openai';
 import { startSimFleet, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
-import { assertNoLeakedLoad, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
+import { assertAllReleased, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
 
 let fleet: SimWorker[];
 let gateway: Gateway;
@@ -109,5 +109,5 @@ test('an unknown model is a 404 model_not_found through the SDK', async () => {
 });
 
 test('no load lease is left behind', async () => {
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });

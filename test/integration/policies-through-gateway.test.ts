@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { startSimFleet, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
-import { assertNoLeakedLoad, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
+import { assertAllReleased, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../helpers/http.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -55,7 +55,7 @@ test('cache_aware (the default) sends a shared conversation prefix to the same w
   for (let i = 0; i < 6; i++)
     others.add(await routed(gateway, chat(`${i} totally different topic ${i} `.repeat(30), 'q')));
   assert.ok(others.size >= 2, `misses spread over workers, got ${[...others].join(',')}`);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('consistent_hashing: x-smg-target-worker picks that candidate or none', async () => {
@@ -91,5 +91,5 @@ test('--routing-key-override pins a conversation to one worker even on round_rob
   const spread = new Set<string | null>();
   for (let i = 0; i < 6; i++) spread.add(await routed(gateway, chat('s', `no key ${i}`)));
   assert.equal(spread.size, 3, 'requests without a key still rotate');
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
-  assertNoLeakedLoad,
+  assertAllReleased,
   startTestGateway,
   waitFor,
   waitForReadyWorkers,
@@ -115,5 +115,5 @@ test("a worker's api_key is sent as bearer, whatever Authorization the client se
 });
 
 test('no load lease is left behind', async () => {
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });

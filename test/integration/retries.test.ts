@@ -7,7 +7,7 @@ import { startSimFleet, type SimWorker } from '@switchyard/sim';
 import { parseSseData } from '@switchyard/sim/testing';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
-  assertNoLeakedLoad,
+  assertAllReleased,
   metricValue,
   scrapeMetrics,
   startTestGateway,
@@ -64,7 +64,7 @@ test('a 503 is retried on the next worker and the client sees the success', asyn
     1,
   );
   assert.equal(metricValue(m, 'smg_worker_retry_backoff_seconds_count', { attempt: '1' }), 1);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('a connection refused is retried on another worker', async () => {
@@ -75,7 +75,7 @@ test('a connection refused is retried on another worker', async () => {
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('x-smg-routed-worker-id'), alive.url);
   await res.arrayBuffer();
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('a non-retryable answer (400) is returned at once', async () => {
@@ -113,7 +113,7 @@ test('attempts stop at --retry-max-retries (total attempts) and the last answer 
     }),
     1,
   );
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('--disable-retries makes one attempt', async () => {
@@ -144,5 +144,5 @@ test('a stream that already sent bytes is not retried', async () => {
     1,
     'one send: no retry after the head',
   );
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });

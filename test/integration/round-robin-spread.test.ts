@@ -4,7 +4,7 @@ import { after, test } from 'node:test';
 import { startSimFleet, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import { seededRandom } from '@switchyard/kit';
-import { assertNoLeakedLoad, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
+import { assertAllReleased, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
 import { postJson } from '../helpers/http.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -53,7 +53,7 @@ test('round_robin gives each of 3 workers exactly a third of 30 sequential reque
   for (const w of fleet) assert.equal(counts.get(w.url), 10, `worker ${w.url}`);
   // The worker's own counters agree with the gateway's header.
   for (const w of fleet) assert.equal(w.stats().requests['/v1/completions'], 10);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('random spreads 90 requests over 3 workers within wide bands', async () => {
@@ -64,5 +64,5 @@ test('random spreads 90 requests over 3 workers within wide bands', async () => 
     const c = counts.get(w.url) ?? 0;
     assert.ok(c >= 10 && c <= 50, `worker ${w.url} got ${c}`);
   }
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });

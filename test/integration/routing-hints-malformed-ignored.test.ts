@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
-  assertNoLeakedLoad,
+  assertAllReleased,
   metricValue,
   scrapeMetrics,
   startTestGateway,
@@ -103,6 +103,6 @@ test('valid hints at their caps are used and not counted', async () => {
 });
 
 test('no load lease is left behind', async () => {
-  await assertNoLeakedLoad(roundRobin);
-  await assertNoLeakedLoad(hashing);
+  await assertAllReleased(roundRobin);
+  await assertAllReleased(hashing);
 });

@@ -8,7 +8,7 @@ import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import { probeHealth } from '../../src/workers/discovery/metadata.js';
 import {
-  assertNoLeakedLoad,
+  assertAllReleased,
   startTestGateway,
   waitFor,
   waitForReadyWorkers,
@@ -66,7 +66,7 @@ test('--rate-limit-tokens-per-second 0 limits by permits only: a finished respon
     await res.arrayBuffer();
   }
   assert.equal(gateway.internals.limiter?.inflight, 0);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('--upstream-pool-idle-timeout-secs 0 keeps the upstream connection between requests', async () => {
@@ -79,7 +79,7 @@ test('--upstream-pool-idle-timeout-secs 0 keeps the upstream connection between 
   const pool = gateway.internals.pools.get(new URL(worker.url).origin);
   assert.ok(pool, 'no pool for the worker');
   assert.equal(pool.stats.connected, 1);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('a probe with a 0 s timeout fails, even against a healthy worker (SMG: zero client timeout)', async () => {

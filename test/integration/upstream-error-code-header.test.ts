@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
-  assertNoLeakedLoad,
+  assertAllReleased,
   metricValue,
   scrapeMetrics,
   startTestGateway,
@@ -77,7 +77,7 @@ test("a relayed worker 500 reaches the client without the worker's x-smg-error-c
     'the gateway names the worker itself',
   );
   assert.match(await res.text(), /engine failed/);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('no worker header becomes an error_code label, even when the gateway set headers first', async () => {

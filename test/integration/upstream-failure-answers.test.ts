@@ -7,7 +7,7 @@ import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import { parseSseData, waitForStats } from '@switchyard/sim/testing';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
-  assertNoLeakedLoad,
+  assertAllReleased,
   metricValue,
   scrapeMetrics,
   startTestGateway,
@@ -53,7 +53,7 @@ test("a worker that refuses connections gives SMG's 500 call_upstream_connection
   );
   const metrics = await scrapeMetrics(gateway);
   assert.equal(metricValue(metrics, 'smg_worker_errors_total', { error_type: 'connection' }), 1);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test("a worker that never answers gives SMG's 504 call_upstream_timeout and its request is aborted", async () => {
@@ -67,7 +67,7 @@ test("a worker that never answers gives SMG's 504 call_upstream_timeout and its 
   );
   assert.ok(Date.now() - started >= 900, 'answered before the deadline');
   await waitForStats(worker, (s) => s.aborted === 1 && s.running === 0);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('a worker dying mid-stream ends the SSE stream with an error event, not a hang', async () => {
@@ -81,7 +81,7 @@ test('a worker dying mid-stream ends the SSE stream with an error event, not a h
   assert.equal(last.error?.code, 'upstream_stream_failed');
   const metrics = await scrapeMetrics(gateway);
   assert.equal(metricValue(metrics, 'smg_worker_errors_total', { error_type: 'stream' }), 1);
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test('a worker that drops a non-streamed request before answering gives 500 call_upstream_connection_failed', async () => {
@@ -92,7 +92,7 @@ test('a worker that drops a non-streamed request before answering gives 500 call
     500,
     'call_upstream_connection_failed',
   );
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });
 
 test("a worker's error status and body are passed through unchanged", async () => {
@@ -108,5 +108,5 @@ test("a worker's error status and body are passed through unchanged", async () =
     null,
     'an upstream error is not a gateway error',
   );
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Gateway } from '../../src/server/gateway.js';
-import { assertNoLeakedLoad, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
+import { assertAllReleased, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
 import {
   rawGet,
   rawPost,
@@ -81,5 +81,5 @@ test('a Via the client did not nominate is kept before the gateway marker', asyn
 });
 
 test('no load lease is left behind', async () => {
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });

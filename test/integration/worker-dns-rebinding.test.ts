@@ -14,7 +14,7 @@ import OpenAI, { APIError } from 'openai';
 import { createLogger } from '../../src/observability/logger.js';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
-  assertNoLeakedLoad,
+  assertAllReleased,
   metricValue,
   scrapeMetrics,
   startTestGateway,
@@ -86,7 +86,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  if (gateway) await assertNoLeakedLoad(gateway);
+  if (gateway) await assertAllReleased(gateway);
   await gateway?.close();
   gateway = undefined;
   await worker.close();

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
-  assertNoLeakedLoad,
+  assertAllReleased,
   startTestGateway,
   waitFor,
   waitForReadyWorkers,
@@ -70,7 +70,7 @@ describe('with --api-key', () => {
   });
 
   test('no load lease is left behind', async () => {
-    await assertNoLeakedLoad(gateway);
+    await assertAllReleased(gateway);
   });
 });
 
@@ -113,6 +113,6 @@ describe('with control-plane keys only', () => {
   });
 
   test('no load lease is left behind', async () => {
-    await assertNoLeakedLoad(gateway);
+    await assertAllReleased(gateway);
   });
 });

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import OpenAI from 'openai';
-import { assertNoLeakedLoad, startTestGateway, waitFor } from '../helpers/gateway.js';
+import { assertAllReleased, startTestGateway, waitFor } from '../helpers/gateway.js';
 import { postJson } from '../helpers/http.js';
 
 /** An engine served under `/engine` only, recording every path it is asked for. */
@@ -90,7 +90,7 @@ void describe('a worker URL with a path prefix', () => {
       assert.ok(engine.paths.includes('/engine/health'));
       const outside = engine.paths.filter((p) => !p.startsWith('/engine/'));
       assert.deepEqual(outside, [], 'no request left the prefix');
-      await assertNoLeakedLoad(prefixed);
+      await assertAllReleased(prefixed);
     } finally {
       await prefixed.close();
       await engine.close();

@@ -4,12 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Gateway } from '../../src/server/gateway.js';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
-import {
-  assertNoLeakedLoad,
-  scrapeMetrics,
-  startTestGateway,
-  waitFor,
-} from '../helpers/gateway.js';
+import { assertAllReleased, scrapeMetrics, startTestGateway, waitFor } from '../helpers/gateway.js';
 import { assertWorkerRefused, postJson } from '../helpers/http.js';
 
 let sim: SimWorker;
@@ -54,7 +49,7 @@ void describe('credentials in a worker URL', () => {
       assert.doesNotMatch(`${name}: ${value}`, /hunter2/);
     assert.doesNotMatch(await (await fetch(`${gateway.url}/workers`)).text(), /hunter2/);
     assert.doesNotMatch(await scrapeMetrics(gateway), /hunter2/);
-    await assertNoLeakedLoad(gateway);
+    await assertAllReleased(gateway);
   });
 
   test('a whitespace-padded or slash-variant URL is the same registry key: 409', async () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
-import { assertNoLeakedLoad, startTestGateway, waitFor } from '../helpers/gateway.js';
+import { assertAllReleased, startTestGateway, waitFor } from '../helpers/gateway.js';
 import { postJson } from '../helpers/http.js';
 
 let a: SimWorker;
@@ -246,5 +246,5 @@ test('a body over --max-payload-size on /workers is 413', async () => {
 });
 
 test('no load lease is left behind', async () => {
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });

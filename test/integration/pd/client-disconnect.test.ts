@@ -1,19 +1,38 @@
-// A client that leaves mid-stream aborts the decode leg at once and releases both leases.
+// A client that leaves aborts the PD legs still running at once and releases everything the
+// request held: both load leases, the prefill admission slot and the decode room claim.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import { request } from 'undici';
 import { waitForStats } from '@switchyard/sim/testing';
-import { assertNoLeakedLoad, waitFor } from '../../helpers/gateway.js';
+import { assertAllReleased, waitFor } from '../../helpers/gateway.js';
 import { startPdSetup, type PdSetup } from '../../helpers/pd-fleet.js';
 
-let pd: PdSetup;
-before(async () => {
-  pd = await startPdSetup({ decode: { itlMs: 50 } });
+const setups: PdSetup[] = [];
+after(async () => {
+  for (const s of setups) await s.close();
 });
-after(async () => pd.close());
 
-test('leaving mid-stream aborts the decode and frees every lease', async () => {
-  const ac = new AbortController();
+// Prefill admission and a known decode window are on, so the request holds a slot and a claim.
+async function setup(opts: Parameters<typeof startPdSetup>[0]): Promise<PdSetup> {
+  const s = await startPdSetup({
+    ...opts,
+    decode: { maxRunningRequests: 4, ...opts?.decode },
+    flags: ['--prefill-max-inflight-requests-per-worker', '1'],
+  });
+  setups.push(s);
+  return s;
+}
+
+const prefillSlots = (pd: PdSetup): number =>
+  pd.gateway.internals.registry
+    .ofType('prefill')
+    .reduce((n, w) => n + (pd.gateway.internals.prefillAdmission?.inflight(w) ?? 0), 0);
+const decodeClaims = (pd: PdSetup): number =>
+  pd.gateway.internals.registry
+    .ofType('decode')
+    .reduce((n, w) => n + (pd.gateway.internals.decodeAdmission?.claimed(w) ?? 0), 0);
+
+async function openStream(pd: PdSetup, ac: AbortController) {
   const res = await request(`${pd.gateway.url}/v1/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -26,18 +45,43 @@ test('leaving mid-stream aborts the decode and frees every lease', async () => {
     }),
   });
   assert.equal(res.statusCode, 200);
+  res.body.on('error', () => undefined);
+  return res;
+}
+
+test('leaving mid-stream aborts the decode and frees every lease', async () => {
+  const pd = await setup({ decode: { itlMs: 50 } });
+  const ac = new AbortController();
+  const res = await openStream(pd, ac);
   const it = (res.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   await it.next();
   const decodeWorker = pd.gateway.internals.registry.ofType('decode')[0];
   assert.equal(decodeWorker?.load, 1);
+  assert.equal(decodeClaims(pd), 1, 'the decode room is claimed while streaming');
   ac.abort();
   const d = pd.decodes[0];
   assert.ok(d);
   const stats = await waitForStats(d, (s) => s.aborted === 1 && s.running === 0, 3000);
   assert.equal(stats.completed, 0);
+  await assertAllReleased(pd.gateway);
+  assert.equal(decodeClaims(pd), 0);
+});
+
+test('leaving during the prefill aborts both legs and returns the slot and the claim', async () => {
+  // The prefill takes 10 s: the client leaves while both legs are still open.
+  const pd = await setup({ prefill: { ttftMs: 10_000 } });
+  const ac = new AbortController();
+  const sent = openStream(pd, ac).catch(() => undefined);
   await waitFor(
-    () => pd.gateway.internals.registry.all().every((w) => w.load === 0),
-    'leases released',
+    () => prefillSlots(pd) === 1 && decodeClaims(pd) === 1,
+    'the request to hold a prefill slot and a decode claim',
   );
-  await assertNoLeakedLoad(pd.gateway);
+  ac.abort();
+  await sent;
+  const p = pd.prefills[0];
+  assert.ok(p);
+  await waitForStats(p, (s) => s.running === 0, 3000);
+  await assertAllReleased(pd.gateway);
+  assert.equal(prefillSlots(pd), 0, 'the prefill slot came back');
+  assert.equal(decodeClaims(pd), 0, 'the decode claim came back');
 });

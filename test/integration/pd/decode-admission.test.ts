@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { request } from 'undici';
-import { assertNoLeakedLoad, metricValue, scrapeMetrics, waitFor } from '../../helpers/gateway.js';
+import { assertAllReleased, metricValue, scrapeMetrics, waitFor } from '../../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../../helpers/http.js';
 import { startPdSetup, type PdSetup } from '../../helpers/pd-fleet.js';
 
@@ -64,7 +64,7 @@ test('the claim is held until the last streamed token and released on completion
   await waitFor(() => claimed(pd) === 3, 'a batch of 3 claims 3');
   await (await batch).arrayBuffer();
   await waitFor(() => claimed(pd) === 0, 'released');
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });
 
 test('released on client disconnect and on a failed leg', async () => {
@@ -82,8 +82,7 @@ test('released on client disconnect and on a failed leg', async () => {
     500,
     'prefill_internal_error',
   );
-  await waitFor(() => claimed(pd) === 0, 'released on error');
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });
 
 test('a full window: wait, admitted on release', async () => {
@@ -112,7 +111,7 @@ test('a full window: wait, admitted on release', async () => {
     undefined,
     'not an overload shed',
   );
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });
 
 test('a window that stays full sheds with Retry-After; retries share one wait budget', async () => {
@@ -141,8 +140,7 @@ test('a window that stays full sheds with Retry-After; retries share one wait bu
       4,
     );
   for (const h of holds) h.ac.abort();
-  await waitFor(() => claimed(pd, 0) + claimed(pd, 1) === 0, 'released');
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });
 
 test('a shed is retried onto an idle pair', async () => {
@@ -165,7 +163,7 @@ test('a shed is retried onto an idle pair', async () => {
   assert.notEqual(res.headers.get('x-smg-routed-worker-id'), busyKey);
   await res.arrayBuffer();
   busy.ac.abort();
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });
 
 test('a decode worker with no known window is not gated', async () => {
@@ -219,6 +217,5 @@ test('a batch wider than the window completes, paced in chunks of the window', a
   });
   const error = await assertGatewayError(streamed, 400, 'invalid_body');
   assert.match(error.message, /running window \(2\)/);
-  await waitFor(() => claimed(pd) === 0, 'claims released');
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });

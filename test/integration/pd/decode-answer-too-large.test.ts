@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
-  assertNoLeakedLoad,
+  assertAllReleased,
   metricValue,
   scrapeMetrics,
   startTestGateway,
@@ -79,7 +79,7 @@ test('a decode answer over the gateway buffer is 502 upstream_response_too_large
   const m = await scrapeMetrics(gateway);
   assert.equal(metricValue(m, 'smg_worker_retries_total') ?? 0, 0);
 
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
   const admission = gateway.internals.prefillAdmission;
   const prefills = gateway.internals.registry.ofType('prefill');
   const slots = (): number => prefills.reduce((n, w) => n + (admission?.inflight(w) ?? 0), 0);

@@ -7,7 +7,7 @@ import { after, test } from 'node:test';
 import OpenAI from 'openai';
 import { waitForStats } from '@switchyard/sim/testing';
 import type { SimFaults } from '@switchyard/sim';
-import { assertNoLeakedLoad, metricValue, scrapeMetrics, waitFor } from '../../helpers/gateway.js';
+import { assertAllReleased, metricValue, scrapeMetrics, waitFor } from '../../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../../helpers/http.js';
 import { startPdSetup, type PdSetup, type PdSetupOptions } from '../../helpers/pd-fleet.js';
 
@@ -44,7 +44,7 @@ const chat = (stream: boolean, extra: Record<string, unknown> = {}) => ({
 
 /** Every lease of the request is back: loads, prefill admission slots, decode room claims. */
 async function assertNothingHeld(pd: PdSetup): Promise<void> {
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
   const { prefillAdmission, decodeAdmission } = pd.gateway.internals;
   const registry = pd.gateway.internals.registry;
   const slots = () =>

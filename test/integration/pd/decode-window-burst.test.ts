@@ -5,7 +5,7 @@
 // cannot serve.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { assertNoLeakedLoad, waitFor } from '../../helpers/gateway.js';
+import { assertAllReleased, waitFor } from '../../helpers/gateway.js';
 import { postJson } from '../../helpers/http.js';
 import { startPdSetup, type PdSetup } from '../../helpers/pd-fleet.js';
 
@@ -76,5 +76,5 @@ test('admission on: every request succeeds and the decode never holds more than 
   );
   assert.equal(pd.prefills[0]?.stats().bootstrapTimeouts, 0);
   assert.equal(pd.decodes[0]?.stats().transferTimeouts, 0);
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });

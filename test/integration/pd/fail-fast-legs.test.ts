@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { waitForStats } from '@switchyard/sim/testing';
-import { assertNoLeakedLoad } from '../../helpers/gateway.js';
+import { assertAllReleased } from '../../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../../helpers/http.js';
 import { startPdSetup, type PdSetup } from '../../helpers/pd-fleet.js';
 
@@ -13,11 +13,31 @@ after(async () => {
   for (const s of setups) await s.close();
 });
 
+// Prefill admission and a known decode window are on, so each request holds a prefill slot and a
+// decode claim that the aborted partner must give back.
 async function setup(opts: Parameters<typeof startPdSetup>[0]): Promise<PdSetup> {
-  const s = await startPdSetup({ ...opts, flags: ['--disable-retries', ...(opts?.flags ?? [])] });
+  const s = await startPdSetup({
+    ...opts,
+    decode: { maxRunningRequests: 4, ...opts?.decode },
+    flags: [
+      '--disable-retries',
+      '--prefill-max-inflight-requests-per-worker',
+      '1',
+      ...(opts?.flags ?? []),
+    ],
+  });
   setups.push(s);
   return s;
 }
+
+const prefillSlot = (pd: PdSetup): number | undefined => {
+  const w = pd.gateway.internals.registry.ofType('prefill')[0];
+  return w && pd.gateway.internals.prefillAdmission?.inflight(w);
+};
+const decodeClaim = (pd: PdSetup): number | undefined => {
+  const w = pd.gateway.internals.registry.ofType('decode')[0];
+  return w && pd.gateway.internals.decodeAdmission?.claimed(w);
+};
 
 const body = {
   model: 'sim-model',
@@ -49,7 +69,9 @@ test('a prefill error answers at once and the waiting decode room is aborted', a
   ];
   assert.equal(pw?.circuit.consecutiveFailures, 1, 'the failed prefill is charged');
   assert.equal(dw?.circuit.consecutiveFailures, 0, 'the aborted decode is not');
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
+  assert.equal(decodeClaim(pd), 0, "the aborted decode's room claim came back");
+  assert.equal(prefillSlot(pd), 0, 'the prefill slot came back');
 });
 
 test('the mirror: a decode error answers at once and the prefill room is aborted', async () => {
@@ -70,7 +92,9 @@ test('the mirror: a decode error answers at once and the prefill room is aborted
   assert.equal(p.stats().bootstrapTimeouts, 0, 'the room was aborted, not timed out');
   assert.equal(pd.gateway.internals.registry.ofType('decode')[0]?.circuit.consecutiveFailures, 1);
   assert.equal(pd.gateway.internals.registry.ofType('prefill')[0]?.circuit.consecutiveFailures, 0);
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
+  assert.equal(prefillSlot(pd), 0, "the aborted prefill's slot came back");
+  assert.equal(decodeClaim(pd), 0, 'the decode room claim came back');
 });
 
 test('a prefill 429 reaches the client as 429, not 500', async () => {
@@ -80,7 +104,7 @@ test('a prefill 429 reaches the client as 429, not 500', async () => {
     429,
     'prefill_too_many_requests',
   );
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });
 
 test('with retries on, a failed pair is retried on another pair with fresh rooms', async () => {
@@ -103,5 +127,5 @@ test('with retries on, a failed pair is retried on another pair with fresh rooms
   const rooms = pd.decodes[0]?.stats().roomsSeen ?? [];
   assert.equal(rooms.length, 2, 'one room per attempt');
   assert.notEqual(rooms[0], rooms[1]);
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });

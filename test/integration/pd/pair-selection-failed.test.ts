@@ -2,7 +2,7 @@
 // reason: no decode worker, no worker for the model, or no healthy worker on a leg.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { assertNoLeakedLoad, metricValue, scrapeMetrics, waitFor } from '../../helpers/gateway.js';
+import { assertAllReleased, metricValue, scrapeMetrics, waitFor } from '../../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../../helpers/http.js';
 import { startPdSetup, type PdSetup } from '../../helpers/pd-fleet.js';
 
@@ -67,6 +67,6 @@ test('no healthy decode worker: 503 server_selection_failed', async () => {
     503,
     'server_selection_failed',
   );
-  await assertNoLeakedLoad(pair.gateway);
-  await assertNoLeakedLoad(prefillOnly.gateway);
+  await assertAllReleased(pair.gateway);
+  await assertAllReleased(prefillOnly.gateway);
 });

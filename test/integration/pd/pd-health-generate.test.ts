@@ -3,7 +3,7 @@
 // no_healthy_worker_pair when there is no pair to probe.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { assertNoLeakedLoad } from '../../helpers/gateway.js';
+import { assertAllReleased } from '../../helpers/gateway.js';
 import { assertGatewayError } from '../../helpers/http.js';
 import { startPdSetup, type PdSetup } from '../../helpers/pd-fleet.js';
 
@@ -45,7 +45,7 @@ test('a failing decode: 503 health_generate_failed naming it', async () => {
   } finally {
     decode.setFaults({});
   }
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });
 
 test('no decode worker to pair with: 503 no_healthy_worker_pair', async () => {

@@ -4,11 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../../src/server/gateway.js';
-import {
-  assertNoLeakedLoad,
-  startTestGateway,
-  waitForReadyWorkers,
-} from '../../helpers/gateway.js';
+import { assertAllReleased, startTestGateway, waitForReadyWorkers } from '../../helpers/gateway.js';
 import { assertGatewayError } from '../../helpers/http.js';
 import { startPdSetup } from '../../helpers/pd-fleet.js';
 
@@ -63,5 +59,5 @@ test('/get_server_info with no prefill worker: 503 no_prefill_servers', async ()
   } finally {
     await decodeOnly.close();
   }
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
 });

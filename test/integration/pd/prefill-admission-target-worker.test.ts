@@ -5,7 +5,7 @@
 // at once (503 server_selection_failed) and never queued, so it cannot hold up later requests.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { assertNoLeakedLoad, metricValue, scrapeMetrics, waitFor } from '../../helpers/gateway.js';
+import { assertAllReleased, metricValue, scrapeMetrics, waitFor } from '../../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../../helpers/http.js';
 import { startPdSetup, type PdSetup } from '../../helpers/pd-fleet.js';
 
@@ -91,7 +91,7 @@ test('an unpinned request is not held up by a bad pin sent before it', async () 
 
 /** Every lease is back: worker loads, prefill admission slots and their gauges. */
 async function assertNothingHeld(pd: PdSetup): Promise<void> {
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
   const admission = pd.gateway.internals.prefillAdmission;
   assert.equal(admission?.queued, 0, 'nobody left in the prefill queue');
   const prefills = pd.gateway.internals.registry.ofType('prefill');

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { request } from 'undici';
 import { startSimWorker } from '@switchyard/sim';
-import { assertNoLeakedLoad, metricValue, scrapeMetrics, waitFor } from '../../helpers/gateway.js';
+import { assertAllReleased, metricValue, scrapeMetrics, waitFor } from '../../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../../helpers/http.js';
 import { startPdSetup, type PdSetup } from '../../helpers/pd-fleet.js';
 
@@ -52,10 +52,9 @@ test('a batch takes one slot, held until its prefill ends; the next request wait
   assert.equal(r1.status, 200);
   assert.equal(r2.status, 200);
   await Promise.all([r1.arrayBuffer(), r2.arrayBuffer()]);
-  await waitFor(() => slots(pd) === 0, 'slots released');
+  await assertAllReleased(pd.gateway);
   const m = await scrapeMetrics(pd.gateway);
   assert.equal(metricValue(m, 'smg_pd_prefill_admission_wait_seconds_count'), 2);
-  await assertNoLeakedLoad(pd.gateway);
 });
 
 test('queue size 0: a streaming request gets a real 429, not a 200 with an SSE error', async () => {
@@ -88,7 +87,7 @@ test('a failed prefill releases its slot and the retry is admitted again', async
     2,
     'two admissions: the attempt and its retry',
   );
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });
 
 test('a client that leaves (queued or running) releases everything', async () => {
@@ -110,11 +109,7 @@ test('a client that leaves (queued or running) releases everything', async () =>
   ac2.abort();
   ac1.abort();
   await Promise.allSettled([running, queued]);
-  await waitFor(
-    () => slots(pd) === 0 && pd.gateway.internals.prefillAdmission?.queued === 0,
-    'nothing held',
-  );
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });
 
 test('a prefill worker added while requests wait drains the queue onto it', async () => {
@@ -169,7 +164,7 @@ test('after a storm of errors and disconnects no slot, queue entry or load is le
   assert.equal(metricValue(m, 'smg_pd_prefill_admission_queued'), 0);
   for (const w of pd.gateway.internals.registry.ofType('prefill'))
     assert.equal(metricValue(m, 'smg_pd_prefill_admission_inflight', { worker: w.key }), 0);
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });
 
 test('the prefill slot is free once the prefill is read, while a non-streamed decode still runs', async () => {
@@ -193,5 +188,5 @@ test('the prefill slot is free once the prefill is read, while a non-streamed de
   await second.arrayBuffer();
   assert.equal(firstDone, false, 'the second request was admitted and answered meanwhile');
   assert.equal(await first, 200);
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });

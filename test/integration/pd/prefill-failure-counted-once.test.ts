@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import type { Gateway } from '../../../src/server/gateway.js';
 import { startFakeSglang, type FakeSglang } from '../../helpers/fake-sglang.js';
 import {
-  assertNoLeakedLoad,
+  assertAllReleased,
   metricValue,
   scrapeMetrics,
   startTestGateway,
@@ -66,7 +66,7 @@ test('one prefill failure after its head counts smg_pd_bootstrap_failures_total 
   const m = await scrapeMetrics(gateway);
   assert.equal(metricValue(m, 'smg_pd_bootstrap_failures_total'), 1);
 
-  await assertNoLeakedLoad(gateway);
+  await assertAllReleased(gateway);
   const admission = gateway.internals.prefillAdmission;
   const prefills = gateway.internals.registry.ofType('prefill');
   const slots = (): number => prefills.reduce((n, w) => n + (admission?.inflight(w) ?? 0), 0);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { parseSseData } from '@switchyard/sim/testing';
-import { assertNoLeakedLoad } from '../../helpers/gateway.js';
+import { assertAllReleased } from '../../helpers/gateway.js';
 import { postJson } from '../../helpers/http.js';
 import { startPdSetup, type PdSetup } from '../../helpers/pd-fleet.js';
 
@@ -29,7 +29,7 @@ test('a chat request completes through a real rendezvous', async () => {
   const room = p?.stats().roomsSeen.at(-1);
   assert.equal(d?.stats().roomsSeen.at(-1), room, 'both legs carried the same room');
   assert.equal(res.headers.get('x-smg-routed-worker-id'), d?.url);
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });
 
 test('a streamed request relays the decode stream', async () => {
@@ -43,7 +43,7 @@ test('a streamed request relays the decode stream', async () => {
   const events = parseSseData(await res.text());
   assert.equal(events.at(-1), '[DONE]');
   assert.ok(events.length >= 7);
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });
 
 test('a batch gets a distinct room per item, and every room is below 2^63', async () => {
@@ -81,7 +81,7 @@ test('rooms above 2^53 reach the engine with every digit', async () => {
     big.some((r) => BigInt(r) % 256n !== 0n),
     `rooms look rounded: ${big.join(', ')}`,
   );
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });
 
 test('/readiness in PD mode needs a ready prefill and a ready decode', async () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { startSimWorker } from '@switchyard/sim';
 import { parseSseData } from '@switchyard/sim/testing';
-import { assertNoLeakedLoad } from '../../helpers/gateway.js';
+import { assertAllReleased } from '../../helpers/gateway.js';
 import { postJson } from '../../helpers/http.js';
 import { startPdSetup, type PdSetup } from '../../helpers/pd-fleet.js';
 
@@ -28,7 +28,7 @@ test('a TokenSpeed pair completes through the rendezvous', async () => {
   assert.equal(res.status, 200, await res.clone().text());
   await res.arrayBuffer();
   assert.equal(pd.decodes[0]?.stats().kvTransfers, 1);
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });
 
 type Lp = [number, number, unknown][];
@@ -64,5 +64,5 @@ test("input logprobs: prefill entries first, then the decode's, non-streamed and
   const withLp = events.filter((e) => e.meta_info?.input_token_logprobs);
   assert.ok(withLp.length > 0);
   for (const e of withLp) assert.deepEqual(e.meta_info?.input_token_logprobs, merged);
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });

@@ -2,7 +2,7 @@
 // params. The simulator's counters prove a real transfer rather than a silent recompute.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { metricValue, scrapeMetrics, assertNoLeakedLoad } from '../../helpers/gateway.js';
+import { metricValue, scrapeMetrics, assertAllReleased } from '../../helpers/gateway.js';
 import { postJson } from '../../helpers/http.js';
 import { startPdSetup, type PdSetup } from '../../helpers/pd-fleet.js';
 
@@ -64,7 +64,7 @@ test('NIXL: params returned by the prefill are relayed and the decode pulls the 
     metricValue(m, 'smg_pd_kv_transfer_duration_seconds_count', { model: 'sim-model' }),
     1,
   );
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });
 
 test('an EOS first token still yields a handoff because the probe sets ignore_eos', async () => {
@@ -112,7 +112,7 @@ test('Mooncake: the gateway mints transfer_id and the decode params', async () =
     remote_bootstrap_addr: `http://127.0.0.1:${p.port}`,
   });
   assert.equal(pd.decodes[0]?.stats().kvTransfers, 1);
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });
 
 test('n > 1 goes to the decode alone: no prefill request, no prefill metrics', async () => {
@@ -132,5 +132,5 @@ test('n > 1 goes to the decode alone: no prefill request, no prefill metrics', a
     undefined,
   );
   assert.equal(metricValue(m, 'smg_pd_kv_transfer_failures_total'), 0);
-  await assertNoLeakedLoad(pd.gateway);
+  await assertAllReleased(pd.gateway);
 });
