@@ -29,7 +29,3 @@ export class GatewayError extends Error {
     this.retryable = opts.retryable ?? RETRYABLE_STATUSES.has(this.status);
   }
 }
-
-export function isGatewayError(err: unknown): err is GatewayError {
-  return err instanceof GatewayError;
-}

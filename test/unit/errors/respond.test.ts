@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { ErrorCode } from '../../../src/errors/catalog.js';
 import { ERROR_CATALOG, statusOf, typeOf } from '../../../src/errors/catalog.js';
-import { GatewayError, isGatewayError } from '../../../src/errors/gateway-error.js';
+import { GatewayError } from '../../../src/errors/gateway-error.js';
 import {
   endWithError,
   markEventStream,
@@ -71,12 +71,6 @@ void describe('GatewayError', () => {
     assert.equal(err.message, 'busy');
     assert.deepEqual(err.headers, { 'retry-after': '1' });
     assert.deepEqual(new GatewayError('invalid_json', 'x').headers, {});
-  });
-
-  void it('isGatewayError tells gateway errors from others', () => {
-    assert.equal(isGatewayError(new GatewayError('internal_error', 'x')), true);
-    assert.equal(isGatewayError(new Error('x')), false);
-    assert.equal(isGatewayError({ code: 'internal_error', status: 500 }), false);
   });
 });
 
