@@ -7,7 +7,6 @@ import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import { startSimFleet, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
-import { DURATION_BUCKETS } from '../../src/observability/metrics.js';
 import {
   assertAllReleased,
   metricValue,
@@ -135,7 +134,6 @@ test('counters carry SMG labels and count what happened', () => {
 });
 
 test('duration histograms use SMG buckets', () => {
-  assert.equal(DURATION_BUCKETS.length, 29);
   assert.match(
     text,
     /smg_http_request_duration_seconds_bucket\{le="7200",method="POST",path="\/v1\/chat\/completions"\}/,

@@ -19,10 +19,6 @@ function sequence(seed: number, n: number): (string | undefined)[] {
 }
 
 void describe('RandomPolicy', () => {
-  void it('is named random', () => {
-    assert.equal(new RandomPolicy(seededRandom(1)).name, 'random');
-  });
-
   void it('spreads 6000 picks over 3 workers evenly', () => {
     // Binomial(6000, 1/3): mean 2000, sigma ≈ 36.5, so 1700..2300 is more than 8 sigma wide.
     for (const seed of [1, 42, 20240601]) {

@@ -25,10 +25,6 @@ void describe('RoundRobinPolicy', () => {
   const b = worker('b');
   const c = worker('c');
 
-  void it('is named round_robin', () => {
-    assert.equal(new RoundRobinPolicy().name, 'round_robin');
-  });
-
   void it('cycles through the workers in list order', () => {
     const policy = new RoundRobinPolicy();
     assert.deepEqual(picks(policy, [a, b, c], 7), ['a', 'b', 'c', 'a', 'b', 'c', 'a']);
