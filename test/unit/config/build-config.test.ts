@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { UsageError, parseFlags } from '@switchyard/kit';
+import { UsageError, parseFlags, parseFlagsTracked } from '@switchyard/kit';
 import { GATEWAY_FLAGS } from '../../../src/config/gateway-flags.js';
 import type { GatewayConfig } from '../../../src/config/schema.js';
-import { buildConfig } from '../../../src/config/validate.js';
+import { buildConfig, buildConfigWithWarnings } from '../../../src/config/validate.js';
 
+/** argv -> config as `switchyard launch` builds it, with the rules on which flags were typed. */
 function build(argv: readonly string[]): GatewayConfig {
-  return buildConfig(parseFlags(argv, GATEWAY_FLAGS));
+  const { values, given } = parseFlagsTracked(argv, GATEWAY_FLAGS);
+  const typed = new Set(given.map(({ spec }) => spec.key));
+  return buildConfigWithWarnings(values, GATEWAY_FLAGS, typed).config;
 }
 
 /** Asserts a UsageError whose message names `flag` and matches `pattern`. */
@@ -221,6 +224,35 @@ void describe('buildConfig: single-field ranges name the flag', () => {
 });
 
 void describe('buildConfig: cross-field rules', () => {
+  void it('prefill queue flags need a positive --prefill-max-inflight-requests-per-worker', () => {
+    const need = /need a positive --prefill-max-inflight-requests-per-worker/;
+    rejects(['--pd-disaggregation', '--prefill-queue-size', '5'], '--prefill-queue-size', need);
+    rejects(
+      [
+        '--pd-disaggregation',
+        '--prefill-queue-timeout-secs',
+        '5',
+        '--prefill-max-inflight-requests-per-worker',
+        '-1',
+      ],
+      '--prefill-queue-timeout-secs',
+      need,
+    );
+  });
+
+  void it('prefill admission needs PD or IGW mode', () => {
+    rejects(
+      ['--prefill-max-inflight-requests-per-worker', '4'],
+      '--prefill-max-inflight-requests-per-worker',
+      /needs --pd-disaggregation or --enable-igw/,
+    );
+    assert.equal(
+      build(['--enable-igw', '--prefill-max-inflight-requests-per-worker', '4'])
+        .prefillMaxInflightRequestsPerWorker,
+      4,
+    );
+  });
+
   void it('rejects an alias that maps a model to itself', () => {
     rejects(
       ['--model-alias', 'llama=llama'],
