@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Gateway } from '../../src/server/gateway.js';
 import { assertAllReleased, metricValue, scrapeMetrics } from '../helpers/gateway.js';
 import { assertGatewayError } from '../helpers/http.js';
-import { assertShare } from '../unit/routing/router-manager-fixtures.js';
+import { assertShare } from '../helpers/share.js';
 import { chat, IgwFleet, pdAnswers, startIgwGateway } from '../helpers/igw-fleet.js';
 
 const N = 200;

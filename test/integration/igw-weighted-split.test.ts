@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import type { Gateway } from '../../src/server/gateway.js';
 import type { SimWorker } from '@switchyard/sim';
 import { assertAllReleased, metricValue, scrapeMetrics } from '../helpers/gateway.js';
-import { assertShare } from '../unit/routing/router-manager-fixtures.js';
+import { assertShare } from '../helpers/share.js';
 import { IgwFleet, pdAnswers, startIgwGateway } from '../helpers/igw-fleet.js';
 
 const MODEL = 'split-model';

@@ -1,5 +1,4 @@
 /** Fixtures for the router-manager unit tests: fake routers, a real registry, fleets by shape. */
-import assert from 'node:assert/strict';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { GatewayMetrics } from '../../../src/observability/metrics.js';
 import { bufferAnswer, type Answer } from '../../../src/routing/answer.js';
@@ -119,15 +118,4 @@ export function harness(
       return pdCount;
     },
   };
-}
-
-/** Asserts `hits` of `n` Bernoulli(p) draws lies within 6 sigma of n·p (never flakes). */
-export function assertShare(hits: number, n: number, p: number, what: string): void {
-  const sigma = Math.sqrt(n * p * (1 - p));
-  const lo = n * p - 6 * sigma;
-  const hi = n * p + 6 * sigma;
-  assert.ok(
-    hits >= lo && hits <= hi,
-    `${what}: ${hits}/${n} outside [${lo.toFixed(0)}, ${hi.toFixed(0)}] (p=${p})`,
-  );
 }

@@ -2,7 +2,8 @@
 // proportion to the available capacity of each, per model, and follows the fleet as it changes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { assertShare, ctxFor, harness } from './router-manager-fixtures.js';
+import { assertShare } from '../../helpers/share.js';
+import { ctxFor, harness } from './router-manager-fixtures.js';
 
 const N = 10_000;
 

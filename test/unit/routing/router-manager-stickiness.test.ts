@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RouterType } from '../../../src/routing/router.js';
-import { assertShare, ctxFor, harness, type Harness } from './router-manager-fixtures.js';
+import { assertShare } from '../../helpers/share.js';
+import { ctxFor, harness, type Harness } from './router-manager-fixtures.js';
 
 const KEYS = Array.from({ length: 4000 }, (_, i) => `conversation-${i}`);
 

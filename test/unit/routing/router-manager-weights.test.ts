@@ -11,7 +11,7 @@ import {
   stickyPoint,
 } from '../../../src/routing/router-weights.js';
 import { seededRandom } from '@switchyard/kit';
-import { assertShare } from './router-manager-fixtures.js';
+import { assertShare } from '../../helpers/share.js';
 
 const all = (): boolean => true;
 
