@@ -1,6 +1,6 @@
 // IGW end to end: a model served by regular and PD simulators splits its traffic by available
-// capacity (2 prefill + 2 decode + 6 regular → about 40 % PD), the split follows workers that
-// join and leave through the worker API, and the choice counter and weight gauge say so.
+// capacity (2 prefill + 2 decode + 6 regular → about 40 % PD), the choice counter and weight gauge
+// say so, and the gauge follows workers that join and leave through the worker API.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Gateway } from '../../src/server/gateway.js';
@@ -49,39 +49,15 @@ test('2 prefill + 2 decode + 6 regular workers send about 40 % of requests to PD
   await assertAllReleased(gateway);
 });
 
-test('removing regular workers shifts traffic to PD, and adding them back shifts it back', async () => {
-  const removed = regulars.slice(0, 4);
-  for (const sim of removed) await fleet.remove(sim);
-  assert.equal(await weight('http-regular'), 2, 'the gauge follows removals without traffic');
-  const served = removed.map((sim) => sim.stats().requests['/v1/chat/completions'] ?? 0);
-  assertShare(
-    await pdAnswers(fleet, gateway, MODEL, N),
-    N,
-    4 / 6,
-    'PD share with 2 regular workers',
-  );
-  assert.deepEqual(
-    removed.map((sim) => sim.stats().requests['/v1/chat/completions'] ?? 0),
-    served,
-    'removed workers get nothing',
-  );
-
-  regulars = [...regulars.slice(4), ...(await fleet.addMany('regular', MODEL, 4))];
+// The split itself, as the fleet changes, is unit-tested (router-manager-split.test.ts); here the
+// worker API's joins and leaves must reach the weights, without sending another round.
+test('the weight gauge follows workers removed and added through the worker API', async () => {
+  for (const sim of regulars.slice(0, 4)) await fleet.remove(sim);
+  assert.equal(await weight('http-regular'), 2);
+  await fleet.addMany('regular', MODEL, 4);
   assert.equal(await weight('http-regular'), 6);
-  assertShare(
-    await pdAnswers(fleet, gateway, MODEL, N),
-    N,
-    0.4,
-    'PD share with 6 regular workers again',
-  );
-  await assertAllReleased(gateway);
-});
-
-test('adding a PD pair shifts traffic to PD; a lone extra prefill worker adds nothing', async () => {
   await fleet.add('prefill', MODEL);
   assert.equal(await weight('http-pd'), 4, 'paired: 3 prefill + 2 decode still weigh 2·2');
   await fleet.add('decode', MODEL);
   assert.equal(await weight('http-pd'), 6);
-  assertShare(await pdAnswers(fleet, gateway, MODEL, N), N, 6 / 12, 'PD share with three pairs');
-  await assertAllReleased(gateway);
 });
