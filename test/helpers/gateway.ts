@@ -11,6 +11,7 @@ import { startGateway, type Gateway } from '../../src/server/gateway.js';
 import type { Clock } from '../../src/util/clock.js';
 import type { HostLookup } from '../../src/workers/target-guard.js';
 import type { Random } from '@switchyard/kit';
+import { waitFor } from './wait-for.js';
 
 const TEST_DEFAULTS = [
   '--host',
@@ -37,17 +38,7 @@ export async function startTestGateway(
   return startGateway(config, { logger: silentLogger(), ...opts });
 }
 
-export async function waitFor(
-  predicate: () => boolean,
-  what: string,
-  timeoutMs = 5000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+export { waitFor } from './wait-for.js';
 
 /** Waits until `n` workers are registered and ready. */
 export async function waitForReadyWorkers(
@@ -132,14 +123,12 @@ export function heldInFlight(gateway: Gateway): string[] {
  * last byte, and fails naming what is still held.
  */
 export async function assertAllReleased(gateway: Gateway, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let held = heldInFlight(gateway);
-  while (held.length > 0) {
-    if (Date.now() > deadline)
-      assert.fail(`still held ${timeoutMs} ms after the traffic ended: ${held.join('; ')}`);
-    await new Promise((r) => setTimeout(r, 10));
-    held = heldInFlight(gateway);
-  }
+  let held: string[] = [];
+  await waitFor(
+    () => (held = heldInFlight(gateway)).length === 0,
+    () => `everything to be released; still held: ${held.join('; ')}`,
+    { timeoutMs },
+  );
   const text = await scrapeMetrics(gateway);
   const nonZero = text
     .split('\n')
