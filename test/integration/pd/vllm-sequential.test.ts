@@ -2,7 +2,7 @@
 // params. The simulator's counters prove a real transfer rather than a silent recompute.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { metricValue, scrapeMetrics, assertAllReleased } from '../../helpers/gateway.js';
+import { assertAllReleased, metricValue, scrapeMetrics, waitFor } from '../../helpers/gateway.js';
 import { postJson } from '../../helpers/http.js';
 import { startPdSetup, type PdSetup } from '../../helpers/pd-fleet.js';
 
@@ -82,7 +82,13 @@ test('Mooncake: the gateway mints transfer_id and the decode params', async () =
   assert.ok(p);
   // Re-register the prefill with its engine id and bootstrap port (what an operator provides).
   const id = pd.gateway.internals.registry.ofType('prefill')[0]?.id ?? '';
-  await fetch(`${pd.gateway.url}/workers/${id}`, {
+  assert.equal(typeof p.kvEngineId, 'string');
+  assert.equal(
+    pd.gateway.internals.registry.get(id)?.kvEngineId,
+    undefined,
+    'registered without one',
+  );
+  const put = await fetch(`${pd.gateway.url}/workers/${id}`, {
     method: 'PUT',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
@@ -93,7 +99,12 @@ test('Mooncake: the gateway mints transfer_id and the decode params', async () =
       bootstrap_port: p.port,
     }),
   });
-  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(put.status, 202, await put.clone().text());
+  // The PUT re-registers in the background: wait until the new worker replaced the old one.
+  await waitFor(() => {
+    const w = pd.gateway.internals.registry.get(id);
+    return w?.isHealthy === true && w.kvEngineId === p.kvEngineId && w.bootstrapPort === p.port;
+  }, 'the re-registered prefill with its engine id and bootstrap port');
   const res = await postJson(`${pd.gateway.url}/v1/chat/completions`, { ...chat, stream: false });
   assert.equal(res.status, 200, await res.clone().text());
   await res.arrayBuffer();
