@@ -45,10 +45,11 @@ for (const mode of ['plain', 'rewritten'] as const) {
     const pool = new Pool(upstreamUrl);
     pools.push(pool);
     const leases = new LeaseLog();
-    let ended: AnswerEnd | undefined;
+    // The handler's work, awaited by the test so that its failures fail the test.
+    let handled: Promise<{ failedBeforeWrite: Error | undefined; ended: AnswerEnd }> | undefined;
     const front = await listen(
       createServer((_req, res) => {
-        void (async () => {
+        handled = (async () => {
           const call = callUpstream(
             pool,
             { method: 'GET', path: '/', headers: {} },
@@ -57,9 +58,10 @@ for (const mode of ['plain', 'rewritten'] as const) {
           );
           const head = await call.head;
           // Let the upstream die while nobody reads the body.
-          await new Promise((r) => setTimeout(r, 150));
+          await new Promise<Error>((resolve) => head.body.onFailure(resolve));
+          const failedBeforeWrite = head.body.failure;
           const body = mode === 'plain' ? head.body : mapSseEvents(head.body, (e) => e);
-          ended = await writeAnswer(res, {
+          const ended = await writeAnswer(res, {
             status: head.status,
             headers: { 'content-type': 'text/event-stream' },
             body,
@@ -67,10 +69,14 @@ for (const mode of ['plain', 'rewritten'] as const) {
             leases: [leases.lease()],
             midStreamError: (cause) => midStreamGatewayError(cause, upstreamUrl),
           });
+          return { failedBeforeWrite, ended };
         })();
       }),
     );
     const res = await fetch(front, { signal: AbortSignal.timeout(5000) });
+    assert.ok(handled, 'the front server handled the request');
+    const { failedBeforeWrite, ended } = await handled;
+    assert.ok(failedBeforeWrite, 'the body had failed before the writer started');
     assert.equal(res.status, 502);
     assert.equal(res.headers.get('x-smg-error-code'), 'upstream_stream_failed');
     await res.text();
