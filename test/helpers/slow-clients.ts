@@ -74,13 +74,10 @@ export function assertBodyTimeout(answer: string): void {
 
 /** Waits until the gateway has received the heads of `n` `/v1/completions` requests in all. */
 export async function waitForRequestHeads(gateway: Gateway, n: number): Promise<void> {
-  for (let i = 0; i < 500; i++) {
+  await waitFor(async () => {
     const text = await scrapeMetrics(gateway);
-    if ((metricValue(text, 'smg_http_requests_total', { path: '/v1/completions' }) ?? 0) >= n)
-      return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.fail(`the gateway never saw ${n} inference requests`);
+    return (metricValue(text, 'smg_http_requests_total', { path: '/v1/completions' }) ?? 0) >= n;
+  }, `the gateway to see ${n} inference requests`);
 }
 
 /** A streaming request that holds its permit until the returned function is called. */

@@ -12,6 +12,7 @@ import {
   metricValue,
   scrapeMetrics,
   startTestGateway,
+  waitFor,
   waitForReadyWorkers,
 } from '../helpers/gateway.js';
 import { postJson } from '../helpers/http.js';
@@ -151,14 +152,14 @@ test('the in-flight gauge shows a running request and returns to zero after it',
     signal: ac.signal,
   });
   let during = 0;
-  for (let i = 0; i < 200 && during === 0; i++) {
+  await waitFor(async () => {
     const t = await scrapeMetrics(gateway);
     during = fleet.reduce(
       (sum, w) => sum + (metricValue(t, 'smg_worker_requests_active', { worker: w.url }) ?? 0),
       0,
     );
-    if (during === 0) await new Promise((r) => setTimeout(r, 10));
-  }
+    return during > 0;
+  }, 'the hanging request to show in smg_worker_requests_active');
   assert.equal(during, 1);
   ac.abort();
   await assert.rejects(pending);

@@ -8,6 +8,7 @@ import { after, test } from 'node:test';
 import type { AnswerEnd } from '../../../src/routing/answer.js';
 import { writeAnswer } from '../../../src/server/write-answer.js';
 import { LeaseLog, ManualBody, testAnswer } from '../../helpers/answers.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 const servers: Server[] = [];
 after(() =>
@@ -34,15 +35,13 @@ async function serve(onResponse: (res: ServerResponse) => Promise<AnswerEnd>): P
   return { url: `http://127.0.0.1:${port}`, port, ended };
 }
 
-const tick = (ms = 10): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 test('written whole: the client gets head and body, leases end "complete" once', async () => {
   const leases = new LeaseLog();
   const answer = testAnswer({ leases });
   const srv = await serve(async (res) => {
     const done = writeAnswer(res, answer);
     answer.body.send('{"a":');
-    await tick();
+    await waitFor(() => res.headersSent, 'the head and first chunk to be written');
     answer.body.send('1}');
     answer.body.finish();
     return done;
@@ -91,7 +90,7 @@ test('a stream whose worker dies mid-body ends with an SSE error event, leases "
   const srv = await serve(async (res) => {
     const done = writeAnswer(res, answer);
     answer.body.send('data: 1\n\n');
-    await tick();
+    await waitFor(() => res.headersSent, 'the head and first event to be written');
     answer.body.break(new Error('socket hang up'));
     return done;
   });
@@ -109,7 +108,7 @@ test('a JSON body whose worker dies after the first byte is cut, not completed',
   const srv = await serve(async (res) => {
     const done = writeAnswer(res, answer);
     answer.body.send('{"partial":');
-    await tick();
+    await waitFor(() => res.headersSent, 'the head and first byte to be written');
     answer.body.break(new Error('socket hang up'));
     return done;
   });
@@ -124,7 +123,9 @@ test('a JSON body whose worker dies before its first byte becomes a JSON error w
   const answer = testAnswer({ leases });
   const srv = await serve(async (res) => {
     const done = writeAnswer(res, answer);
-    await tick();
+    // The writer waits for the first byte: nothing may be on the wire yet.
+    await new Promise((r) => setImmediate(r));
+    assert.equal(res.headersSent, false, 'no head before the first byte');
     answer.body.break(new Error('socket hang up'));
     return done;
   });
@@ -170,8 +171,8 @@ test('a slow client pauses the body until it drains; everything arrives, leases 
   const socket = connect(srv.port, '127.0.0.1');
   socket.write('GET / HTTP/1.1\r\nhost: x\r\n\r\n');
   socket.pause();
-  await tick(200);
-  assert.ok(pausedAt !== undefined && pausedAt < total, 'the writer asked the body to pause');
+  await waitFor(() => pausedAt !== undefined, 'the writer to ask the body to pause');
+  assert.ok(pausedAt !== undefined && pausedAt < total, 'paused before the whole body was sent');
   assert.deepEqual(leases.ends, [], 'nothing is released while the answer is still being written');
   let received = 0;
   socket.on('data', (b: Buffer) => {
