@@ -17,12 +17,12 @@ import type { Policy, SelectInfo } from '../../src/policies/policy.js';
 import { DEFAULT_POLICY_CONFIG } from '../../src/policies/policy-config.js';
 import { RadixTree } from '../../src/policies/radix-tree.js';
 import { createPolicy } from '../../src/policies/registry.js';
-import { seededRandom } from '@switchyard/kit';
+import { seededRandom, systemClock } from '@switchyard/kit';
 import { WorkerRegistry } from '../../src/workers/registry.js';
 import { Worker } from '../../src/workers/worker.js';
 
 const random = seededRandom(2024);
-const clock = { now: (): number => performance.now() };
+const clock = systemClock;
 
 function words(n: number): string {
   const vocab = [

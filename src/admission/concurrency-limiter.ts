@@ -7,7 +7,8 @@
  */
 import { GatewayError } from '../errors/gateway-error.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock, Timer } from '@switchyard/kit';
+import { BACKGROUND } from '../util/every.js';
 import { lease, type Lease } from './lease.js';
 
 export interface ConcurrencyConfig {
@@ -30,7 +31,7 @@ export class ConcurrencyLimiter {
   #lastRefill: number;
   #inflight = 0;
   readonly #queue: Waiter[] = [];
-  #refillTimer: NodeJS.Timeout | undefined;
+  #refillTimer: Timer | undefined;
 
   constructor(
     private readonly config: ConcurrencyConfig,
@@ -73,7 +74,7 @@ export class ConcurrencyLimiter {
     return new Promise<Lease>((resolve, reject) => {
       const done = (): void => {
         waiter.settled = true;
-        clearTimeout(timer);
+        this.clock.clearTimer(timer);
         signal.removeEventListener('abort', onAbort);
         const i = this.#queue.indexOf(waiter);
         if (i !== -1) this.#queue.splice(i, 1);
@@ -93,16 +94,14 @@ export class ConcurrencyLimiter {
       };
       const onAbort = (): void =>
         waiter.fail(new GatewayError('admission_queue_timeout', 'client left the admission queue'));
-      const timer = setTimeout(
-        () =>
-          waiter.fail(
-            this.#reject(
-              'timeout',
-              'admission_queue_timeout',
-              'timed out waiting for an admission slot',
-            ),
+      const timer = this.clock.setTimer(this.config.queueTimeoutMs, () =>
+        waiter.fail(
+          this.#reject(
+            'timeout',
+            'admission_queue_timeout',
+            'timed out waiting for an admission slot',
           ),
-        this.config.queueTimeoutMs,
+        ),
       );
       signal.addEventListener('abort', onAbort, { once: true });
       this.#queue.push(waiter);
@@ -112,7 +111,7 @@ export class ConcurrencyLimiter {
   }
 
   close(): void {
-    clearTimeout(this.#refillTimer);
+    this.clock.clearTimer(this.#refillTimer);
     for (const w of [...this.#queue])
       w.fail(new GatewayError('shutting_down', 'gateway is shutting down'));
   }
@@ -170,10 +169,13 @@ export class ConcurrencyLimiter {
     const rate = this.config.refillPerSec;
     if (rate === undefined || this.#queue.length === 0 || this.#refillTimer) return;
     const ms = Math.max(1, Math.ceil(((1 - this.#tokens) / rate) * 1000));
-    this.#refillTimer = setTimeout(() => {
-      this.#refillTimer = undefined;
-      this.#drain();
-    }, ms);
-    this.#refillTimer.unref();
+    this.#refillTimer = this.clock.setTimer(
+      ms,
+      () => {
+        this.#refillTimer = undefined;
+        this.#drain();
+      },
+      BACKGROUND,
+    );
   }
 }

@@ -27,27 +27,20 @@
  * on each replica, until claims are shared through a store.
  */
 import type { EventEmitter } from 'node:events';
-import { systemClock, type Clock } from '../util/clock.js';
+import { systemClock, type Clock } from '@switchyard/kit';
 import type { RegistryEvents } from '../workers/registry.js';
 import type { Worker } from '../workers/worker.js';
+import { BACKGROUND } from '../util/every.js';
 import {
-  realTimers,
   WaitBudget,
   windowOf,
   windowShed,
   workerGoneShed,
   type ShedReason,
-  type Timers,
 } from './decode-window.js';
 import { RoomClaim, ungated, type DecodeClaim } from './decode-claim.js';
 
-export {
-  WaitBudget,
-  windowOf,
-  retryAfterSecs,
-  type ShedReason,
-  type Timers,
-} from './decode-window.js';
+export { WaitBudget, windowOf, retryAfterSecs, type ShedReason } from './decode-window.js';
 export type { DecodeClaim } from './decode-claim.js';
 
 export interface ClaimOptions {
@@ -72,8 +65,8 @@ export interface DecodeAdmissionHooks {
 export interface DecodeAdmissionOptions {
   /** `--pd-admission-wait-secs`: the initial value of every new WaitBudget. */
   waitSecs: number;
+  /** Reads waits and arms each waiter's budget deadline; the system clock when absent. */
   clock?: Clock | undefined;
-  timers?: Timers | undefined;
   hooks?: DecodeAdmissionHooks | undefined;
 }
 
@@ -100,13 +93,11 @@ export class DecodeAdmission {
   readonly #states = new Map<string, WorkerState>();
   readonly #waitMs: number;
   readonly #clock: Clock;
-  readonly #timers: Timers;
   readonly #hooks: DecodeAdmissionHooks;
 
   constructor(opts: DecodeAdmissionOptions) {
     this.#waitMs = new WaitBudget(opts.waitSecs * 1000).initialMs;
     this.#clock = opts.clock ?? systemClock;
-    this.#timers = opts.timers ?? realTimers;
     this.#hooks = opts.hooks ?? {};
   }
 
@@ -218,7 +209,7 @@ export class DecodeAdmission {
     return new Promise<DecodeClaim>((resolve, reject) => {
       const startedAt = this.#clock.now();
       const settle = (exhaust: boolean): void => {
-        cancelTimer();
+        this.#clock.clearTimer(timer);
         signal?.removeEventListener('abort', onAbort);
         if (exhaust) budget.exhaust();
         else budget.consume(this.#clock.now() - startedAt);
@@ -235,10 +226,15 @@ export class DecodeAdmission {
         },
       };
       const onAbort = (): void => this.#leave(state, waiter, signal?.reason as Error);
-      const cancelTimer = this.#timers.set(() => {
-        this.#hooks.onShed?.(state.key, 'budget');
-        this.#leave(state, waiter, windowShed(state.url, state.window ?? 0, budget), true);
-      }, budget.remainingMs);
+      // A pending admission wait must not keep a draining process alive on its own.
+      const timer = this.#clock.setTimer(
+        budget.remainingMs,
+        () => {
+          this.#hooks.onShed?.(state.key, 'budget');
+          this.#leave(state, waiter, windowShed(state.url, state.window ?? 0, budget), true);
+        },
+        BACKGROUND,
+      );
       signal?.addEventListener('abort', onAbort, { once: true });
       state.queue.push(waiter);
       this.#hooks.onWait?.(state.key);

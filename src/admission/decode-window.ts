@@ -1,7 +1,7 @@
 /**
  * The pieces of decode admission that are not the controller itself: how a decode worker's
  * running window is read from its labels, the wait budget a client request carries across retry
- * attempts, the timer collaborator that bounds a wait, and the shed errors.
+ * attempts, and the shed errors.
  */
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Worker } from '../workers/worker.js';
@@ -70,23 +70,6 @@ export class WaitBudget {
     this.#remainingMs = 0;
   }
 }
-
-/**
- * Schedules the one timer a waiter needs, its budget deadline, and returns its cancel function.
- * Injected so tests fire deadlines by hand instead of sleeping.
- */
-export interface Timers {
-  set(fn: () => void, ms: number): () => void;
-}
-
-export const realTimers: Timers = {
-  set(fn, ms) {
-    const timer = setTimeout(fn, ms);
-    // A pending admission wait must not keep a draining process alive on its own.
-    timer.unref();
-    return () => clearTimeout(timer);
-  },
-};
 
 /**
  * Retry-After for a decode-window shed, in seconds: half the configured wait, at least 1. It is

@@ -11,7 +11,8 @@
  */
 import { GatewayError } from '../errors/gateway-error.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@switchyard/kit';
+import { every } from '../util/every.js';
 import type { WorkerRegistry } from '../workers/registry.js';
 import type { Worker } from '../workers/worker.js';
 import { lease, type Lease } from './lease.js';
@@ -53,7 +54,7 @@ export class PrefillAdmission {
    */
   readonly #inflight = new Map<string, { n: number }>();
   readonly #queue: Waiter[] = [];
-  #poll: NodeJS.Timeout | undefined;
+  #stopPoll: (() => void) | undefined;
   /** EWMA of how long a slot is held, for an honest Retry-After. */
   #holdMs = 1000;
 
@@ -119,13 +120,13 @@ export class PrefillAdmission {
       };
       const finish = (): void => {
         waiter.done = true;
-        clearTimeout(timer);
+        this.clock.clearTimer(timer);
         signal.removeEventListener('abort', onAbort);
         const i = this.#queue.indexOf(waiter);
         if (i !== -1) this.#queue.splice(i, 1);
         this.#gauges();
       };
-      const timer = setTimeout(() => {
+      const timer = this.clock.setTimer(this.config.queueTimeoutMs, () => {
         finish();
         this.metrics.pdPrefillAdmissionRejections.inc({ reason: 'queue_timeout' });
         reject(
@@ -135,7 +136,7 @@ export class PrefillAdmission {
           ),
         );
         this.#pump();
-      }, this.config.queueTimeoutMs);
+      });
       const onAbort = (): void => {
         finish();
         reject(
@@ -158,7 +159,7 @@ export class PrefillAdmission {
   }
 
   close(): void {
-    clearInterval(this.#poll);
+    this.#stopPolling();
     for (const w of [...this.#queue]) {
       w.cancel();
       // Final: a retry during shutdown would only queue again.
@@ -225,7 +226,7 @@ export class PrefillAdmission {
       head.resolve(this.#reserve(worker));
     }
     this.#gauges();
-    if (this.#queue.length === 0) this.#stopPoll();
+    if (this.#queue.length === 0) this.#stopPolling();
   }
 
   #gauges(): void {
@@ -233,13 +234,11 @@ export class PrefillAdmission {
   }
 
   #startPoll(): void {
-    if (this.#poll) return;
-    this.#poll = setInterval(() => this.#pump(), this.config.pollMs ?? 1000);
-    this.#poll.unref();
+    this.#stopPoll ??= every(this.clock, this.config.pollMs ?? 1000, () => this.#pump());
   }
 
-  #stopPoll(): void {
-    clearInterval(this.#poll);
-    this.#poll = undefined;
+  #stopPolling(): void {
+    this.#stopPoll?.();
+    this.#stopPoll = undefined;
   }
 }

@@ -8,12 +8,12 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { readAllText, type BodySource } from '../upstream/body-source.js';
 import { classifyTransportError, UpstreamBodyTooLargeError } from '../upstream/errors.js';
 import { buildUpstreamHeaders } from '../upstream/headers.js';
-import type { UpstreamPools } from '../upstream/pools.js';
 import { callUpstream, type UpstreamCall, type UpstreamHead } from '../upstream/upstream-call.js';
 import { outcomeForStatus, type Outcome } from '../workers/circuit-breaker.js';
 import type { Worker } from '../workers/worker.js';
 import type { RequestContext } from '../routing/request-context.js';
 import { legBodyError, legStatusError, legTransportError, type PdLeg } from './leg-errors.js';
+import type { PdDeps } from './pd-deps.js';
 
 export type LegHead =
   | { ok: true; response: UpstreamHead }
@@ -54,13 +54,12 @@ export function startLeg(
   worker: Worker,
   ctx: RequestContext,
   body: Buffer,
-  pools: UpstreamPools,
-  timeoutMs: number,
+  deps: Pick<PdDeps, 'pools' | 'requestTimeoutMs' | 'clock'>,
   slot?: Lease,
 ): LegHandle {
   const load = worker.acquireLoad();
   const sentAt = performance.now();
-  const pool = pools.get(worker.origin);
+  const pool = deps.pools.get(worker.origin);
   if (!pool) {
     const head = Promise.resolve<LegHead>({
       ok: false,
@@ -79,7 +78,8 @@ export function startLeg(
       headers: buildUpstreamHeaders(ctx, worker.apiKey, body.length),
     },
     ctx.signal,
-    timeoutMs,
+    deps.requestTimeoutMs,
+    deps.clock,
   );
   const head = call.head.then(
     async (response): Promise<LegHead> => {

@@ -6,7 +6,8 @@
  * off the request path: its outcome, bounded in time, still reaches its own breaker and the log.
  */
 import type { Lease } from '../admission/lease.js';
-import type { Logger } from '../observability/logger.js';
+import type { Timer } from '@switchyard/kit';
+import { BACKGROUND } from '../util/every.js';
 import type { Answer } from '../routing/answer.js';
 import type { RequestContext } from '../routing/request-context.js';
 import { planBootstrap, serializeWithBootstrap, type LegFields } from './bootstrap.js';
@@ -96,12 +97,15 @@ function formPair(prefill: PrefillDrain, d: LegHandle, needText: boolean): Promi
 }
 
 /** Aborts a decode partner and, off the request path, records how it ended. */
-function retireDecode(partner: LegHandle, cause: string, logger: Logger): void {
+function retireDecode(partner: LegHandle, cause: string, deps: PdDeps): void {
+  const { clock, logger } = deps;
   partner.call?.abort(new Error(`partner leg failed: ${cause}`));
+  let timer: Timer | undefined;
   const timeout = new Promise<undefined>((resolve) => {
-    setTimeout(() => resolve(undefined), RETIRE_TIMEOUT_MS).unref();
+    timer = clock.setTimer(RETIRE_TIMEOUT_MS, () => resolve(undefined), BACKGROUND);
   });
   void Promise.race([partner.head, timeout]).then((head) => {
+    clock.clearTimer(timer);
     if (head?.ok) {
       head.response.body.cancel(new Error('retired'));
       partner.worker.circuit.record('success');
@@ -130,31 +134,15 @@ export async function dispatchParallel(
   const decodeBody = serializeWithBootstrap(ctx.body, plan, ranks.decode);
   const series = routerSeriesOf(deps.metrics).pd(ctx.modelLabel, pair.prefill.runtime);
   // Both leases are taken in this synchronous step, right after selection.
-  const p = startLeg(
-    'prefill',
-    pair.prefill,
-    ctx,
-    prefillBody,
-    deps.pools,
-    deps.requestTimeoutMs,
-    slot,
-  );
-  const d = startLeg(
-    'decode',
-    pair.decode,
-    ctx,
-    decodeBody,
-    deps.pools,
-    deps.requestTimeoutMs,
-    claim,
-  );
+  const p = startLeg('prefill', pair.prefill, ctx, prefillBody, deps, slot);
+  const d = startLeg('decode', pair.decode, ctx, decodeBody, deps, claim);
   const prefill = new PrefillDrain(p, ctx, deps, series);
   const merge = wantsLogprobs(ctx.body);
   const race = await formPair(prefill, d, merge);
 
   if (race.kind === 'failed') {
     if (race.failed === 'prefill') {
-      retireDecode(d, race.failure.error.code, deps.logger);
+      retireDecode(d, race.failure.error.code, deps);
       throw failPair(ctx, p, prefill.takeFailure() ?? race.failure, deps);
     }
     prefill.retire(race.failure.error.code);

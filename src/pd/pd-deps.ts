@@ -1,4 +1,5 @@
 /** What every PD dispatch strategy needs, and the pair it dispatches to. */
+import type { Clock } from '@switchyard/kit';
 import type { Logger } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { UpstreamPools } from '../upstream/pools.js';
@@ -9,6 +10,8 @@ export interface PdDeps {
   metrics: GatewayMetrics;
   logger: Logger;
   requestTimeoutMs: number;
+  /** Arms the legs' deadlines and the PD grace timers. */
+  clock: Clock;
 }
 
 export interface Pair {

@@ -198,6 +198,7 @@ export class PdRouter implements Router {
         random: this.deps.random,
         signal: ctx.signal,
         hooks: retryMetricHooks(metrics, ['prefill', 'decode'], ctx),
+        clock: this.deps.clock,
       }),
     );
   }

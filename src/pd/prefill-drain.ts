@@ -13,7 +13,9 @@
  * - `finished`: the decode is done; a prefill still open gets a short grace and is then cut, and
  *   a cut then is not a failure (the KV was transferred long ago).
  */
+import type { Timer } from '@switchyard/kit';
 import { GatewayError } from '../errors/gateway-error.js';
+import { BACKGROUND } from '../util/every.js';
 import type { RequestContext } from '../routing/request-context.js';
 import { readAllText } from '../upstream/body-source.js';
 import { bodyFailure, closeLeg, type LegFailure, type LegHandle } from './leg.js';
@@ -61,7 +63,7 @@ export class PrefillDrain {
   #decode: LegHandle | undefined;
   #headWasOk = false;
   #settled = false;
-  #grace: NodeJS.Timeout | undefined;
+  #grace: Timer | undefined;
   /** A failure seen while the pair was being formed, until the dispatcher takes it or retires. */
   #pending: LegFailure | undefined;
   #notifyHead!: () => void;
@@ -114,11 +116,11 @@ export class PrefillDrain {
     if (this.#phase === 'retired') return;
     this.#phase = 'finished';
     if (this.#settled) return;
-    this.#grace = setTimeout(
-      () => this.leg.call?.abort(new Error('decode finished; prefill body still open')),
+    this.#grace = this.deps.clock.setTimer(
       PREFILL_GRACE_MS,
+      () => this.leg.call?.abort(new Error('decode finished; prefill body still open')),
+      BACKGROUND,
     );
-    this.#grace.unref();
   }
 
   async #drain(): Promise<string | undefined> {
@@ -157,7 +159,7 @@ export class PrefillDrain {
 
   #end(): void {
     this.#settled = true;
-    if (this.#grace) clearTimeout(this.#grace);
+    this.deps.clock.clearTimer(this.#grace);
   }
 
   #fail(failure: LegFailure, reason: string): void {

@@ -94,8 +94,7 @@ export async function dispatchSequential(
       pair.prefill,
       ctx,
       Buffer.from(JSON.stringify(withRank(probe, pair.prefill))),
-      deps.pools,
-      deps.requestTimeoutMs,
+      deps,
       slot,
     );
     const head = await p.head;
@@ -136,8 +135,7 @@ export async function dispatchSequential(
     pair.decode,
     ctx,
     Buffer.from(JSON.stringify(withRank(decodeBody, pair.decode))),
-    deps.pools,
-    deps.requestTimeoutMs,
+    deps,
     claim,
   );
   const head = await d.head;

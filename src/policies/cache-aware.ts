@@ -30,7 +30,8 @@
  */
 import type { Gauge } from 'prom-client';
 import type { GatewayMetrics } from '../observability/metrics.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@switchyard/kit';
+import { every } from '../util/every.js';
 import { randomIndex, type Random } from '@switchyard/kit';
 import type { CandidateSet } from '../workers/candidate-set.js';
 import { meanTokenUsage } from '../workers/load-snapshot.js';
@@ -56,7 +57,7 @@ export class CacheAwarePolicy implements Policy {
   readonly #stringTenantsGauge: Gauge.Internal<'model' | 'tree'>;
   readonly #tokenTenantsGauge: Gauge.Internal<'model' | 'tree'>;
   readonly #removeGauges: () => void;
-  #timer: NodeJS.Timeout | undefined;
+  #stopEviction: (() => void) | undefined;
   /** Last values set on the chars, string-tenants and token-tenants gauges. */
   readonly #published = [-1, -1, -1];
   /** False while both KV thresholds are >= 1.0: usage is a fraction, so the gate cannot fire. */
@@ -91,9 +92,7 @@ export class CacheAwarePolicy implements Policy {
     };
     const intervalMs = deps.config.evictionIntervalSecs * 1000;
     if (intervalMs > 0) {
-      // A background sweep must never keep the process alive on its own.
-      this.#timer = setInterval(() => this.evict(), intervalMs);
-      this.#timer.unref();
+      this.#stopEviction = every(deps.clock, intervalMs, () => this.evict());
     }
   }
 
@@ -143,8 +142,8 @@ export class CacheAwarePolicy implements Policy {
   }
 
   close(): void {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
+    this.#stopEviction?.();
+    this.#stopEviction = undefined;
     this.#removeGauges();
     this.#published.fill(-1);
   }

@@ -8,7 +8,7 @@
  * compare every available worker (O(n)), only when a key is new or its workers are gone.
  */
 import type { GatewayMetrics } from '../observability/metrics.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@switchyard/kit';
 import type { Random } from '@switchyard/kit';
 import type { CandidateSet } from '../workers/candidate-set.js';
 import type { Worker } from '../workers/worker.js';

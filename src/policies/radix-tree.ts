@@ -11,7 +11,7 @@
  * end between the two halves of a surrogate pair. That only shifts a match rate by one unit on
  * astral characters and keeps comparisons on plain string operations, with no allocation per char.
  */
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@switchyard/kit';
 import { MinHeap } from './min-heap.js';
 
 class RadixNode {

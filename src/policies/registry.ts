@@ -4,7 +4,7 @@
  */
 import type { Logger } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@switchyard/kit';
 import type { Random } from '@switchyard/kit';
 import type { WorkerRegistry } from '../workers/registry.js';
 import type { Worker } from '../workers/worker.js';

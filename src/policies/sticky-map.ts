@@ -12,7 +12,8 @@
  */
 import type { Counter, Gauge } from 'prom-client';
 import type { GatewayMetrics } from '../observability/metrics.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@switchyard/kit';
+import { every } from '../util/every.js';
 import type { CandidateSet } from '../workers/candidate-set.js';
 import type { Worker } from '../workers/worker.js';
 import type { SelectInfo } from './policy.js';
@@ -48,7 +49,7 @@ export class StickyMap {
   readonly #branches: Record<ManualBranch, Counter.Internal>;
   readonly #entriesGauge: Gauge;
   readonly #keysGauge: Gauge<'worker'>;
-  #timer: NodeJS.Timeout | undefined;
+  #stopSweep: (() => void) | undefined;
 
   constructor(options: StickyMapOptions) {
     this.#clock = options.clock;
@@ -65,8 +66,7 @@ export class StickyMap {
     this.#keysGauge = options.metrics.routingKeysActive;
     const intervalMs = options.evictionIntervalSecs * 1000;
     if (intervalMs > 0 && this.#maxIdleMs > 0) {
-      this.#timer = setInterval(() => this.sweep(), intervalMs);
-      this.#timer.unref();
+      this.#stopSweep = every(this.#clock, intervalMs, () => this.sweep());
     }
   }
 
@@ -139,8 +139,8 @@ export class StickyMap {
   }
 
   close(): void {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
+    this.#stopSweep?.();
+    this.#stopSweep = undefined;
     for (const [key, entry] of this.#entries) this.#drop(key, entry);
   }
 

@@ -7,7 +7,7 @@
  */
 import type { Counter } from 'prom-client';
 import type { GatewayMetrics } from '../observability/metrics.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@switchyard/kit';
 import type { Random } from '@switchyard/kit';
 import type { CandidateSet } from '../workers/candidate-set.js';
 import type { Worker } from '../workers/worker.js';

@@ -18,7 +18,7 @@ import { isEventStream } from '../upstream/event-stream.js';
 import { buildUpstreamHeaders, relayResponseHeaders } from '../upstream/headers.js';
 import type { UpstreamPools } from '../upstream/pools.js';
 import { callUpstream, type UpstreamHead } from '../upstream/upstream-call.js';
-import type { Random } from '@switchyard/kit';
+import type { Clock, Random } from '@switchyard/kit';
 import { outcomeForStatus } from '../workers/circuit-breaker.js';
 import type { WorkerRegistry } from '../workers/registry.js';
 import type { Worker } from '../workers/worker.js';
@@ -38,6 +38,7 @@ export interface RegularRouterDeps {
   metrics: GatewayMetrics;
   logger: Logger;
   random: Random;
+  clock: Clock;
   retry: RetryConfig;
   requestTimeoutMs: number;
   /** Retry-After for overload sheds: the load-monitor interval (SMG). */
@@ -85,6 +86,7 @@ export class RegularRouter implements Router {
         random: this.deps.random,
         signal: ctx.signal,
         hooks: retryMetricHooks(metrics, ['regular'], ctx),
+        clock: this.deps.clock,
       }),
     );
   }
@@ -117,6 +119,7 @@ export class RegularRouter implements Router {
         },
         ctx.signal,
         this.deps.requestTimeoutMs,
+        this.deps.clock,
       );
       try {
         head = await call.head;

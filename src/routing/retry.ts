@@ -6,10 +6,9 @@
  * that throws has released its own, and a discarded answer's are released before the sleep.
  */
 import type { GatewayConfig } from '../config/schema.js';
-import type { Random } from '@switchyard/kit';
+import { sleep, systemClock, type Clock, type Random } from '@switchyard/kit';
 import { GatewayError } from '../errors/gateway-error.js';
 import { RETRYABLE_STATUSES } from '../errors/retryable.js';
-import { sleep } from '../util/clock.js';
 import { discardAnswer, type Answer } from './answer.js';
 
 export { RETRYABLE_STATUSES } from '../errors/retryable.js';
@@ -61,6 +60,8 @@ export interface RetryDeps {
   /** The client's signal: a backoff ends early when the client goes away. */
   signal: AbortSignal;
   hooks: RetryHooks;
+  /** Times the backoff; the system clock when absent. */
+  clock?: Clock | undefined;
 }
 
 /**
@@ -119,7 +120,7 @@ export async function withRetry(
     const delay = backoffMs(i, cfg, deps.random);
     deps.hooks.onRetry(i + 1, delay, reason);
     try {
-      await sleep(delay, deps.signal);
+      await sleep(delay, deps.signal, deps.clock ?? systemClock);
     } catch {
       throw error;
     }

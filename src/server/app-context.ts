@@ -16,6 +16,7 @@ export type AppContext = Readonly<
     | 'workerDispatcher'
     | 'metrics'
     | 'logger'
+    | 'clock'
     | 'aliases'
     | 'auth'
     | 'hop'

@@ -3,6 +3,7 @@
  * parses JSON once.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { systemClock, type Clock } from '@switchyard/kit';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { JsonObject } from '../util/json.js';
 import { budgetExhausted, type BodyBudget, type BodyCharge } from './body-budget.js';
@@ -33,10 +34,11 @@ export function readBody(
   limit: number,
   deadlineMs: number,
   budget: BodyBudget,
+  clock: Clock = systemClock,
 ): Promise<Buffer> {
   const charge = budget.open();
   res.once('close', () => charge.release());
-  return readChargedBody(req, charge, limit, deadlineMs, budget.capacity);
+  return readChargedBody(req, charge, limit, deadlineMs, budget.capacity, clock);
 }
 
 /**
@@ -49,6 +51,7 @@ export function readChargedBody(
   limit: number,
   deadlineMs: number,
   capacity: number,
+  clock: Clock = systemClock,
 ): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
@@ -59,7 +62,7 @@ export function readChargedBody(
   if (Number.isFinite(declared) && !charge.holdUpTo(declared)) {
     return Promise.reject(budgetExhausted(capacity));
   }
-  return collect(req, limit, deadlineMs, charge, capacity);
+  return collect(req, limit, deadlineMs, charge, capacity, clock);
 }
 
 function collect(
@@ -68,12 +71,13 @@ function collect(
   deadlineMs: number,
   charge: BodyCharge,
   capacity: number,
+  clock: Clock,
 ): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const settle = (err: Error | undefined): void => {
-      clearTimeout(timer);
+      clock.clearTimer(timer);
       req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
       if (err) {
         // Stop pulling bytes the answer will not use; the socket closes after the answer.
@@ -94,7 +98,7 @@ function collect(
     // 'close' before 'end' is a client that hung up mid-body.
     const onClose = (): void =>
       settle(new Error('client closed the connection before the request body ended'));
-    const timer = setTimeout(() => {
+    const timer = clock.setTimer(deadlineMs, () => {
       const secs = deadlineMs / 1000;
       settle(
         new GatewayError(
@@ -103,7 +107,7 @@ function collect(
           { headers: CLOSE_CONNECTION },
         ),
       );
-    }, deadlineMs);
+    });
     req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
 }

@@ -19,8 +19,7 @@ import type { Router } from '../routing/router.js';
 import { routerFromConfig } from './router-from-config.js';
 import { HopMarker } from '../upstream/hop-marker.js';
 import { upstreamPoolsFromConfig, type UpstreamPools } from '../upstream/pools.js';
-import { systemClock, type Clock } from '../util/clock.js';
-import { mathRandom, type Random } from '@switchyard/kit';
+import { mathRandom, systemClock, type Clock, type Random } from '@switchyard/kit';
 import { circuitFactoryFromConfig } from '../workers/circuit-factory.js';
 import { connectGuardFromConfig, guardedWorkerAgent } from '../workers/connect-guard.js';
 import { healthCheckerFromConfig, type HealthChecker } from '../workers/health.js';
@@ -51,6 +50,8 @@ export interface Components {
   readonly config: GatewayConfig;
   logger: Logger;
   metrics: GatewayMetrics;
+  /** Arms every timer the parts and handlers start; a ManualClock in tests. */
+  readonly clock: Clock;
   registry: WorkerRegistry;
   pools: UpstreamPools;
   /** Calls to workers outside the pools (probes, load polls, fan-outs); same connect-time guard. */
@@ -129,6 +130,7 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     policyDeps,
     prefillAdmission,
     decodeAdmission,
+    clock,
   });
   const targets = targetGuardFromConfig(config, { lookup: opts.lookup });
   const workers = workerServiceFromConfig(config, {
@@ -138,6 +140,7 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     makeCircuit: circuitFactoryFromConfig(config, { clock, metrics }),
     targets,
     dispatcher: workerDispatcher,
+    clock,
   });
   const health = healthCheckerFromConfig(config, {
     registry,
@@ -145,6 +148,7 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     logger,
     removeWorker: (w) => workers.remove(w.id, w.url),
     dispatcher: workerDispatcher,
+    clock,
   });
   const loadMonitor = loadMonitorFromConfig(config, {
     registry,
@@ -172,6 +176,7 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     config,
     logger,
     metrics,
+    clock,
     registry,
     pools,
     workerDispatcher,

@@ -6,8 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GatewayConfig } from '../config/schema.js';
-import { sleep } from '../util/clock.js';
-import { UsageError } from '@switchyard/kit';
+import { sleep, systemClock, UsageError } from '@switchyard/kit';
 import { parseWorkerSpec, type WorkerSpec } from '../workers/spec.js';
 import { redactUrlCredentials } from '../workers/worker-url.js';
 import { buildComponents, type ComponentOptions, type Components } from './components.js';
@@ -112,7 +111,10 @@ export async function startGateway(
     if (front.inflight() > 0) {
       logger.info({ inflight: front.inflight(), graceMs }, 'draining in-flight requests');
       const grace = new AbortController();
-      await Promise.race([front.idle(), sleep(graceMs, grace.signal).catch(() => undefined)]);
+      // Wall time even when the parts run on an injected clock: an operator's grace period, and
+      // a test gateway on a manual clock can always be closed.
+      const wait = sleep(graceMs, grace.signal, systemClock).catch(() => undefined);
+      await Promise.race([front.idle(), wait]);
       grace.abort();
     }
     front.server.closeAllConnections();

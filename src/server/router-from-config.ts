@@ -10,7 +10,7 @@ import type { GatewayMetrics } from '../observability/metrics.js';
 import { PdRouter } from '../pd/pd-router.js';
 import { PolicyRegistry, type PolicyDeps } from '../policies/registry.js';
 import type { UpstreamPools } from '../upstream/pools.js';
-import type { Random } from '@switchyard/kit';
+import type { Clock, Random } from '@switchyard/kit';
 import type { WorkerRegistry } from '../workers/registry.js';
 import { RegularRouter } from '../routing/regular-router.js';
 import { retryConfigFrom } from '../routing/retry.js';
@@ -24,6 +24,8 @@ export interface RouterDeps {
   metrics: GatewayMetrics;
   logger: Logger;
   random: Random;
+  /** Arms the routers' timers: retry backoff, upstream deadlines, PD retirement. */
+  clock: Clock;
   /** `--policy`'s registry, the regular router's. */
   policies: PolicyRegistry;
   /** What the PD legs' policy registries are built with. */
@@ -40,6 +42,7 @@ export function routerFromConfig(config: GatewayConfig, deps: RouterDeps): Route
     metrics,
     logger: deps.logger,
     random,
+    clock: deps.clock,
     retry: retryConfigFrom(config),
     requestTimeoutMs: config.requestTimeoutSecs * 1000,
     // SMG: an overload shed's Retry-After is the load-monitor interval.

@@ -6,6 +6,7 @@
  * leg). Whatever way it ends, its timer and signal listener are gone.
  */
 import type { Dispatcher } from 'undici';
+import type { Clock, Timer } from '@switchyard/kit';
 import { PushBody, type BodySource } from './body-source.js';
 import { UpstreamDeadlineError } from './errors.js';
 
@@ -46,7 +47,6 @@ export function parseRawHeaders(raw: readonly Buffer[]): UpstreamHeaders {
 
 export class UpstreamCall extends PushBody {
   readonly head: Promise<UpstreamHead>;
-  readonly sentAt = performance.now();
   #resolveHead!: (head: UpstreamHead) => void;
   #rejectHead!: (err: Error) => void;
   #headSettled = false;
@@ -56,7 +56,8 @@ export class UpstreamCall extends PushBody {
   #abortReason: Error | undefined;
   #deadlinePassed = false;
   #done = false;
-  readonly #timer: NodeJS.Timeout;
+  readonly #timer: Timer;
+  readonly #clock: Clock;
   readonly #clientSignal: AbortSignal;
   readonly #onClientAbort = (): void => {
     this.abort(this.#clientSignal.reason as Error);
@@ -67,6 +68,7 @@ export class UpstreamCall extends PushBody {
     req: UpstreamRequest,
     clientSignal: AbortSignal,
     deadlineMs: number,
+    clock: Clock,
   ) {
     super();
     this.head = new Promise<UpstreamHead>((resolve, reject) => {
@@ -76,10 +78,11 @@ export class UpstreamCall extends PushBody {
     // A head nobody awaits (a retired leg) must not surface as an unhandled rejection.
     this.head.catch(() => undefined);
     this.#clientSignal = clientSignal;
-    this.#timer = setTimeout(() => {
+    this.#clock = clock;
+    this.#timer = clock.setTimer(deadlineMs, () => {
       this.#deadlinePassed = true;
       this.abort(new UpstreamDeadlineError(`no complete answer within ${deadlineMs} ms`));
-    }, deadlineMs);
+    });
     if (clientSignal.aborted) {
       this.#abortReason = clientSignal.reason as Error;
     } else {
@@ -130,7 +133,7 @@ export class UpstreamCall extends PushBody {
   #settle(): void {
     if (this.#done) return;
     this.#done = true;
-    clearTimeout(this.#timer);
+    this.#clock.clearTimer(this.#timer);
     this.#clientSignal.removeEventListener('abort', this.#onClientAbort);
   }
 
@@ -178,6 +181,7 @@ export function callUpstream(
   req: UpstreamRequest,
   clientSignal: AbortSignal,
   deadlineMs: number,
+  clock: Clock,
 ): UpstreamCall {
-  return new UpstreamCall(dispatcher, req, clientSignal, deadlineMs);
+  return new UpstreamCall(dispatcher, req, clientSignal, deadlineMs, clock);
 }

@@ -7,7 +7,7 @@
  * lazy one included, so the registry can keep its lists of available workers current.
  */
 import { RETRYABLE_STATUSES } from '../errors/retryable.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@switchyard/kit';
 
 export type CircuitState = 'closed' | 'open' | 'half_open';
 

@@ -5,7 +5,7 @@
 import type { GatewayConfig } from '../config/schema.js';
 import { counterChild, gaugeChild } from '../observability/label-cache.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@switchyard/kit';
 import { CIRCUIT_STATE_VALUE, CircuitBreaker, type CircuitConfig } from './circuit-breaker.js';
 
 export type CircuitFactory = (workerKey: string) => CircuitBreaker;

@@ -13,7 +13,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { Agent } from 'undici';
 import type { GatewayConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@switchyard/kit';
 import { addressRefusal, CidrSet } from './address-rules.js';
 import type { HostLookup } from './target-guard.js';
 

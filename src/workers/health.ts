@@ -5,6 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { GatewayConfig } from '../config/schema.js';
+import { systemClock, type Clock, type Timer } from '@switchyard/kit';
 import type { Logger } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { probeHealth } from './discovery/metadata.js';
@@ -12,10 +13,12 @@ import { freshCounters, nextHealthStatus, type HealthCounters } from './health-s
 import type { WorkerRegistry } from './registry.js';
 import type { HealthOverride } from './spec.js';
 import type { Worker } from './worker.js';
+import { BACKGROUND } from '../util/every.js';
 
+/** Durations in milliseconds; the flags and worker overrides in seconds are converted by the caller. */
 export interface HealthConfig {
-  intervalSecs: number;
-  timeoutSecs: number;
+  intervalMs: number;
+  timeoutMs: number;
   endpoint: string;
   successThreshold: number;
   failureThreshold: number;
@@ -31,12 +34,12 @@ export interface HealthConfig {
  */
 export const MIN_PROBE_DELAY_MS = 1000;
 
-export function probeDelayMs(intervalSecs: number): number {
-  return Math.max(MIN_PROBE_DELAY_MS, intervalSecs * 1000);
+export function probeDelayMs(intervalMs: number): number {
+  return Math.max(MIN_PROBE_DELAY_MS, intervalMs);
 }
 
 interface Tracked {
-  timer: NodeJS.Timeout | undefined;
+  timer: Timer | undefined;
   counters: HealthCounters;
   stopped: boolean;
 }
@@ -48,6 +51,7 @@ export interface HealthCheckerDeps {
   /** Called when a worker reaches `failed` and `--remove-unhealthy-workers` is on. */
   removeWorker: (worker: Worker) => void;
   dispatcher: Dispatcher;
+  clock?: Clock;
 }
 
 /** The `--health-*` flags. */
@@ -66,8 +70,8 @@ export function healthCheckerFromConfig(
 ): HealthChecker {
   return new HealthChecker(
     {
-      intervalSecs: c.healthCheckIntervalSecs,
-      timeoutSecs: c.healthCheckTimeoutSecs,
+      intervalMs: c.healthCheckIntervalSecs * 1000,
+      timeoutMs: c.healthCheckTimeoutSecs * 1000,
       endpoint: c.healthCheckEndpoint,
       successThreshold: c.healthSuccessThreshold,
       failureThreshold: c.healthFailureThreshold,
@@ -79,6 +83,7 @@ export function healthCheckerFromConfig(
     deps.logger,
     deps.removeWorker,
     deps.dispatcher,
+    deps.clock ?? systemClock,
   );
 }
 
@@ -94,6 +99,7 @@ export class HealthChecker {
     private readonly removeWorker: (worker: Worker) => void,
     /** The gateway's guarded worker Agent (connect-guard.ts): probes reach only allowed addresses. */
     private readonly dispatcher: Dispatcher,
+    private readonly clock: Clock = systemClock,
   ) {
     registry.on('added', (w) => this.start(w));
     registry.on('replaced', (prev, next) => {
@@ -107,8 +113,8 @@ export class HealthChecker {
     const o = (worker.spec.health ?? {}) as HealthOverride;
     return {
       ...this.config,
-      intervalSecs: o.check_interval_secs ?? this.config.intervalSecs,
-      timeoutSecs: o.timeout_secs ?? this.config.timeoutSecs,
+      intervalMs: secsToMs(o.check_interval_secs) ?? this.config.intervalMs,
+      timeoutMs: secsToMs(o.timeout_secs) ?? this.config.timeoutMs,
       successThreshold: o.success_threshold ?? this.config.successThreshold,
       failureThreshold: o.failure_threshold ?? this.config.failureThreshold,
       disabled: o.disable_health_check ?? this.config.disabled,
@@ -126,7 +132,7 @@ export class HealthChecker {
     const tracked = this.#tracked.get(worker);
     if (!tracked) return;
     tracked.stopped = true;
-    clearTimeout(tracked.timer);
+    this.clock.clearTimer(tracked.timer);
     this.#tracked.delete(worker);
   }
 
@@ -136,12 +142,17 @@ export class HealthChecker {
 
   #schedule(worker: Worker, tracked: Tracked): void {
     const s = this.#settings(worker);
-    tracked.timer = setTimeout(() => {
-      void this.probeOnce(worker).then(() => {
-        if (!tracked.stopped) this.#schedule(worker, tracked);
-      });
-    }, probeDelayMs(s.intervalSecs));
-    tracked.timer.unref();
+    // The next probe is armed only once this one has ended, so probes never overlap.
+    tracked.timer = this.clock.setTimer(
+      probeDelayMs(s.intervalMs),
+      () => {
+        tracked.timer = undefined;
+        void this.probeOnce(worker).then(() => {
+          if (!tracked.stopped) this.#schedule(worker, tracked);
+        });
+      },
+      BACKGROUND,
+    );
   }
 
   /** Runs one probe and applies its result. Exposed for tests that drive probes directly. */
@@ -150,7 +161,7 @@ export class HealthChecker {
     if (worker.status === 'draining') return;
     const s = this.#settings(worker);
     const ok = await probeHealth(worker.upstreamUrl(s.endpoint), {
-      timeoutMs: s.timeoutSecs * 1000,
+      timeoutMs: s.timeoutMs,
       apiKey: worker.apiKey,
       dispatcher: this.dispatcher,
     });
@@ -176,4 +187,8 @@ export class HealthChecker {
       if (this.config.removeUnhealthy) this.removeWorker(worker);
     }
   }
+}
+
+function secsToMs(secs: number | undefined): number | undefined {
+  return secs === undefined ? undefined : secs * 1000;
 }

@@ -8,7 +8,8 @@
 import { request, type Dispatcher } from 'undici';
 import type { GatewayConfig } from '../config/schema.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock, Timer } from '@switchyard/kit';
+import { BACKGROUND } from '../util/every.js';
 import { workerCallHeaders } from '../upstream/headers.js';
 import type { RankLoad, WorkerLoadSnapshot } from './load-snapshot.js';
 import {
@@ -23,7 +24,8 @@ import type { WorkerRegistry } from './registry.js';
 import type { Worker } from './worker.js';
 
 export interface LoadMonitorConfig {
-  intervalSecs: number;
+  /** `--load-monitor-interval` in milliseconds. */
+  intervalMs: number;
   engineMetrics: boolean;
   overload: OverloadThresholds;
 }
@@ -66,7 +68,7 @@ export function loadMonitorFromConfig(
     overloadVetoOn(overload);
   if (!needed) return undefined;
   return new LoadMonitor(
-    { intervalSecs: c.loadMonitorInterval, engineMetrics: c.engineMetrics, overload },
+    { intervalMs: c.loadMonitorInterval * 1000, engineMetrics: c.engineMetrics, overload },
     deps.registry,
     deps.metrics,
     deps.clock,
@@ -75,10 +77,13 @@ export function loadMonitorFromConfig(
 }
 
 export class LoadMonitor {
-  #timer: NodeJS.Timeout | undefined;
+  #timer: Timer | undefined;
+  /** Bumped by start and stop, so a round that ends after a stop arms nothing. */
+  #generation = 0;
+  #started = false;
   /** Workers whose `/v1/loads` is absent: poll `/metrics` instead (remembered, as SMG). */
   readonly #noLoadsEndpoint = new WeakSet<Worker>();
-  #running = false;
+  #round: Promise<void> | undefined;
   readonly #engineGauges: EngineGauges;
 
   constructor(
@@ -93,35 +98,47 @@ export class LoadMonitor {
     registry.on('removed', (worker) => this.#engineGauges.clear(worker.key));
   }
 
+  /** Polls now, then one interval after each round ends (rounds never overlap). */
   start(): void {
-    if (this.#timer) return;
-    this.#timer = setInterval(() => void this.pollAll(), this.config.intervalSecs * 1000);
-    this.#timer.unref();
-    void this.pollAll();
+    if (this.#started) return;
+    this.#started = true;
+    this.#next(++this.#generation);
   }
 
   stop(): void {
-    clearInterval(this.#timer);
+    this.#started = false;
+    this.#generation++;
+    this.clock.clearTimer(this.#timer);
     this.#timer = undefined;
   }
 
-  /** One round over every worker; rounds never overlap. Exposed for tests. */
-  async pollAll(): Promise<void> {
-    if (this.#running) return;
-    this.#running = true;
-    try {
-      const workers = this.registry
-        .all()
-        .filter((w) => w.status === 'ready' || w.status === 'not_ready');
-      // DP ranks share one engine and one report: poll each URL once.
-      const byUrl = new Map<string, Worker[]>();
-      for (const w of workers) byUrl.set(w.url, [...(byUrl.get(w.url) ?? []), w]);
-      await Promise.all([...byUrl.values()].map((group) => this.#pollGroup(group)));
-      this.#expireStale();
-      this.#refreshOverloadGauge();
-    } finally {
-      this.#running = false;
-    }
+  #next(generation: number): void {
+    void this.pollAll().then(() => {
+      if (generation !== this.#generation) return;
+      this.#timer = this.clock.setTimer(
+        this.config.intervalMs,
+        () => this.#next(generation),
+        BACKGROUND,
+      );
+    });
+  }
+
+  /** One round over every worker; a call during a round joins it. Exposed for tests. */
+  pollAll(): Promise<void> {
+    this.#round ??= this.#poll().finally(() => (this.#round = undefined));
+    return this.#round;
+  }
+
+  async #poll(): Promise<void> {
+    const workers = this.registry
+      .all()
+      .filter((w) => w.status === 'ready' || w.status === 'not_ready');
+    // DP ranks share one engine and one report: poll each URL once.
+    const byUrl = new Map<string, Worker[]>();
+    for (const w of workers) byUrl.set(w.url, [...(byUrl.get(w.url) ?? []), w]);
+    await Promise.all([...byUrl.values()].map((group) => this.#pollGroup(group)));
+    this.#expireStale();
+    this.#refreshOverloadGauge();
   }
 
   async #pollGroup(group: Worker[]): Promise<void> {
@@ -147,7 +164,7 @@ export class LoadMonitor {
   }
 
   #expireStale(): void {
-    const maxAge = 3 * this.config.intervalSecs * 1000;
+    const maxAge = 3 * this.config.intervalMs;
     const now = this.clock.now();
     for (const w of this.registry.all()) {
       if (w.loadSnapshot && now - w.loadSnapshot.receivedAt > maxAge) {
@@ -165,7 +182,7 @@ export class LoadMonitor {
   }
 
   async #fetch(worker: Worker): Promise<RankLoad[] | undefined> {
-    const timeoutMs = Math.min(5000, this.config.intervalSecs * 1000);
+    const timeoutMs = Math.min(5000, this.config.intervalMs);
     const headers = workerCallHeaders(worker.apiKey);
     const get = async (path: string): Promise<{ status: number; text: string } | undefined> => {
       try {

@@ -7,7 +7,8 @@ import type { Dispatcher } from 'undici';
 import type { GatewayConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { UpstreamPools } from '../upstream/pools.js';
-import { sleep } from '../util/clock.js';
+import { sleep, systemClock, type Clock } from '@switchyard/kit';
+import { BACKGROUND } from '../util/every.js';
 import { discoverMetadata, probeHealth } from './discovery/metadata.js';
 import type { WorkerRegistry } from './registry.js';
 import type { WorkerPatch, WorkerSpec } from './spec.js';
@@ -50,6 +51,7 @@ export interface WorkerServiceDeps {
   makeCircuit: CircuitFactory;
   targets: WorkerTargetGuard;
   dispatcher: Dispatcher;
+  clock?: Clock;
 }
 
 /** The startup, health-probe, drain, `--api-key` and `--dp-aware` flags registration reads. */
@@ -86,6 +88,7 @@ export function workerServiceFromConfig(
     deps.makeCircuit,
     deps.targets,
     deps.dispatcher,
+    deps.clock ?? systemClock,
   );
 }
 
@@ -104,6 +107,7 @@ export class WorkerService {
     private readonly targets: WorkerTargetGuard,
     /** The gateway's guarded worker Agent (connect-guard.ts), for registration probes. */
     private readonly dispatcher: Dispatcher,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /**
@@ -188,7 +192,7 @@ export class WorkerService {
       this.#setJob(workerId, 'RemoveWorker', url, 'completed', 'Worker removed');
     };
     if (settle === 0) finish();
-    else setTimeout(finish, settle * 1000).unref();
+    else this.clock.setTimer(settle * 1000, finish, BACKGROUND);
   }
 
   /** Stops every pending registration (shutdown). */
@@ -253,23 +257,25 @@ export class WorkerService {
   ): Promise<void> {
     const cfg = this.config;
     const apiKey = spec.api_key ?? cfg.defaultApiKey;
-    if (cfg.startupDelaySecs > 0) await sleep(cfg.startupDelaySecs * 1000, signal);
+    const clock = this.clock;
+    if (cfg.startupDelaySecs > 0) await sleep(cfg.startupDelaySecs * 1000, signal, clock);
     this.#setJob(workerId, type, spec.url, 'processing', 'Waiting for the worker to answer');
-    const deadline = performance.now() + cfg.startupTimeoutSecs * 1000;
+    const deadline = clock.now() + cfg.startupTimeoutSecs * 1000;
     const healthDisabled = spec.health?.disable_health_check ?? cfg.healthDisabled;
     const probe = { timeoutMs: cfg.healthTimeoutSecs * 1000, apiKey, dispatcher: this.dispatcher };
     while (!healthDisabled) {
       await this.#assertAllowedTarget(spec.url);
       if (await probeHealth(spec.url + cfg.healthEndpoint, probe)) break;
       signal.throwIfAborted();
-      if (performance.now() >= deadline) {
+      if (clock.now() >= deadline) {
         throw new Error(
           `Worker ${spec.url} did not become healthy within ${cfg.startupTimeoutSecs} s`,
         );
       }
       await sleep(
-        Math.min(cfg.startupCheckIntervalSecs * 1000, Math.max(0, deadline - performance.now())),
+        Math.min(cfg.startupCheckIntervalSecs * 1000, Math.max(0, deadline - clock.now())),
         signal,
+        clock,
       );
     }
     signal.throwIfAborted();

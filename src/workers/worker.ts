@@ -6,7 +6,7 @@
  * of available workers never go stale, whoever writes the field.
  */
 import { lease, type Lease } from '../admission/lease.js';
-import { systemClock } from '../util/clock.js';
+import { systemClock } from '@switchyard/kit';
 import { CircuitBreaker } from './circuit-breaker.js';
 import type { WorkerLoadSnapshot } from './load-snapshot.js';
 

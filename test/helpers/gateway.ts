@@ -8,7 +8,7 @@ import { GATEWAY_FLAGS } from '../../src/config/gateway-flags.js';
 import { buildConfig } from '../../src/config/validate.js';
 import { silentLogger, type Logger } from '../../src/observability/logger.js';
 import { startGateway, type Gateway } from '../../src/server/gateway.js';
-import type { Clock } from '../../src/util/clock.js';
+import type { Clock, ManualClock } from '@switchyard/kit';
 import type { HostLookup } from '../../src/workers/target-guard.js';
 import type { Random } from '@switchyard/kit';
 import { waitFor } from './wait-for.js';
@@ -32,13 +32,61 @@ const TEST_DEFAULTS = [
 
 export async function startTestGateway(
   flags: string[] = [],
-  opts: { random?: Random; clock?: Clock; lookup?: HostLookup; logger?: Logger } = {},
+  opts: {
+    random?: Random;
+    clock?: Clock | undefined;
+    lookup?: HostLookup;
+    logger?: Logger;
+  } = {},
 ): Promise<Gateway> {
   const config = buildConfig(parseFlags([...TEST_DEFAULTS, ...flags], GATEWAY_FLAGS));
-  return startGateway(config, { logger: silentLogger(), ...opts });
+  const { clock, ...rest } = opts;
+  return startGateway(config, {
+    logger: silentLogger(),
+    ...rest,
+    ...(clock === undefined ? {} : { clock }),
+  });
 }
 
 export { waitFor } from './wait-for.js';
+
+/**
+ * Moves a manual clock on in `stepMs` steps until `predicate` holds, letting real I/O (a probe,
+ * a poll) run between the steps: timed behaviour at full speed, without real waits.
+ */
+export async function advanceUntil(
+  clock: ManualClock,
+  predicate: () => boolean,
+  what: string,
+  stepMs: number,
+  timeoutMs = 5000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    clock.advance(stepMs);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/**
+ * Awaits `work` while moving a manual clock on in `stepMs` steps: for a request whose path
+ * waits on the gateway's clock (a retry backoff, an admission queue timeout).
+ */
+export async function settleWhileAdvancing<T>(
+  clock: ManualClock,
+  work: Promise<T>,
+  stepMs: number,
+  timeoutMs = 5000,
+): Promise<T> {
+  let settled = false;
+  work.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  await advanceUntil(clock, () => settled, 'the work to settle', stepMs, timeoutMs);
+  return work;
+}
 
 /** Waits until `n` workers are registered and ready. */
 export async function waitForReadyWorkers(

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { startSimFleet, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
-import { FakeClock } from '../helpers/fake-clock.js';
+import { ManualClock } from '@switchyard/kit';
 import {
   assertAllReleased,
   metricValue,
@@ -23,8 +23,8 @@ after(async () => {
 async function setup(
   count: number,
   flags: string[],
-  clock = new FakeClock(),
-): Promise<{ fleet: SimWorker[]; gateway: Gateway; clock: FakeClock }> {
+  clock = new ManualClock(1_000_000),
+): Promise<{ fleet: SimWorker[]; gateway: Gateway; clock: ManualClock }> {
   const fleet = await startSimFleet(count, { ttftMs: 1, itlMs: 1 });
   const gateway = await startTestGateway(
     ['--disable-retries', ...flags, '--worker-urls', ...fleet.map((w) => w.url)],

@@ -1,10 +1,11 @@
 // --max-concurrent-requests: a permit is held for the whole response; waiters queue FIFO up to
 // --queue-size for --queue-timeout-secs; full is 429 admission_queue_full, timeout is 503
 // admission_queue_timeout, both with Retry-After: 2; a client that leaves the queue frees its
-// place.
+// place. The queue timeout runs on a manual clock, so it passes in no real time.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { request } from 'undici';
+import { ManualClock, type Clock } from '@switchyard/kit';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
@@ -22,9 +23,12 @@ after(async () => {
   for (const fn of cleanup.reverse()) await fn();
 });
 
-async function setup(flags: string[]): Promise<{ worker: SimWorker; gateway: Gateway }> {
+async function setup(
+  flags: string[],
+  clock?: Clock,
+): Promise<{ worker: SimWorker; gateway: Gateway }> {
   const worker = await startSimWorker({ ttftMs: 1, itlMs: 40 });
-  const gateway = await startTestGateway([...flags, '--worker-urls', worker.url]);
+  const gateway = await startTestGateway([...flags, '--worker-urls', worker.url], { clock });
   cleanup.push(
     () => gateway.close(),
     () => worker.close(),
@@ -50,20 +54,20 @@ async function hold(gateway: Gateway, tokens = 200): Promise<() => void> {
 const body = { model: 'sim-model', prompt: 'x', max_tokens: 1 };
 
 test('queue full is 429 and queue timeout is 503, both with Retry-After: 2', async () => {
-  const { gateway } = await setup([
-    '--max-concurrent-requests',
-    '1',
-    '--queue-size',
-    '1',
-    '--queue-timeout-secs',
-    '1',
-  ]);
+  const clock = new ManualClock();
+  const { gateway } = await setup(
+    ['--max-concurrent-requests', '1', '--queue-size', '1', '--queue-timeout-secs', '1'],
+    clock,
+  );
   const release = await hold(gateway);
   const queued = postJson(`${gateway.url}/v1/completions`, body);
   await waitFor(() => gateway.internals.limiter?.queued === 1, 'one waiter');
   const full = await postJson(`${gateway.url}/v1/completions`, body);
   assert.equal(full.headers.get('retry-after'), '2');
   await assertGatewayError(full, 429, 'admission_queue_full');
+  clock.advance(999);
+  assert.equal(gateway.internals.limiter?.queued, 1, 'still queued 1 ms before the timeout');
+  clock.advance(1);
   const timedOut = await queued;
   assert.equal(timedOut.headers.get('retry-after'), '2');
   await assertGatewayError(timedOut, 503, 'admission_queue_timeout');

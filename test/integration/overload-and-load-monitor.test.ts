@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import type { Gateway } from '../../src/server/gateway.js';
-import { FakeClock } from '../helpers/fake-clock.js';
+import { ManualClock } from '@switchyard/kit';
 import {
   metricValue,
   scrapeMetrics,
@@ -22,8 +22,8 @@ after(async () => {
 async function setup(
   count: number,
   flags: string[],
-  clock = new FakeClock(),
-): Promise<{ engines: StubEngine[]; gateway: Gateway; clock: FakeClock }> {
+  clock = new ManualClock(1_000_000),
+): Promise<{ engines: StubEngine[]; gateway: Gateway; clock: ManualClock }> {
   const engines = await Promise.all(Array.from({ length: count }, () => startStubEngine()));
   const gateway = await startTestGateway(
     ['--load-monitor-interval', '3600', ...flags, '--worker-urls', ...engines.map((e) => e.url)],

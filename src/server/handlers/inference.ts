@@ -80,6 +80,7 @@ export function inferenceHandler(endpoint: Endpoint) {
         app.config.maxPayloadSize,
         app.config.requestBodyTimeoutSecs * 1000,
         app.bodyBudget.capacity,
+        app.clock,
       );
       // Admitted before parsing: parsing a large body is work the limit is there to bound.
       if (app.limiter) permit = await admit(app.limiter, client.signal);

@@ -74,6 +74,7 @@ export function proxyGetToFirstWorker(path: string, pick: WorkerPick = firstAvai
       { method: 'GET', path: worker.upstreamPath(path), headers: workerHeaders(worker, req, app) },
       client.signal,
       app.config.requestTimeoutSecs * 1000,
+      app.clock,
     );
     let head: UpstreamHead;
     try {

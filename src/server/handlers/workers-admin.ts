@@ -72,6 +72,7 @@ async function readAdminJson(
       app.config.maxPayloadSize,
       app.config.requestBodyTimeoutSecs * 1000,
       app.bodyBudget,
+      app.clock,
     );
   } catch (err) {
     if (err instanceof GatewayError) sendError(res, err);

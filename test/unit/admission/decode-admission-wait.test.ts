@@ -1,7 +1,6 @@
 /**
  * Decode admission waiting: the budget carried across attempts, sheds with Retry-After, client
- * aborts and registry events. Time is a FakeClock plus hand-fired timers, so a 30 s budget runs
- * out without sleeping.
+ * aborts and registry events. Time is a ManualClock, so a 30 s budget runs out without sleeping.
  */
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
@@ -11,44 +10,12 @@ import {
   WaitBudget,
   type DecodeAdmissionHooks,
   type DecodeClaim,
-  type Timers,
 } from '../../../src/admission/decode-admission.js';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import type { RegistryEvents } from '../../../src/workers/registry.js';
 import type { Worker } from '../../../src/workers/worker.js';
-import { FakeClock } from '../../helpers/fake-clock.js';
+import { ManualClock } from '@switchyard/kit';
 import { testWorker } from '../../helpers/workers.js';
-
-/** Timers fired by advancing a FakeClock, in due order. */
-class ManualTimers implements Timers {
-  readonly #timers: { at: number; fn: () => void; live: boolean }[] = [];
-  constructor(readonly clock: FakeClock) {}
-
-  set(fn: () => void, ms: number): () => void {
-    const t = { at: this.clock.now() + ms, fn, live: true };
-    this.#timers.push(t);
-    return () => (t.live = false);
-  }
-
-  /** Due times (ms from now) of timers not yet fired or cancelled. */
-  pending(): number[] {
-    return this.#timers.filter((t) => t.live).map((t) => t.at - this.clock.now());
-  }
-
-  advance(ms: number): void {
-    const target = this.clock.now() + ms;
-    for (;;) {
-      const due = this.#timers
-        .filter((t) => t.live && t.at <= target)
-        .sort((a, b) => a.at - b.at)[0];
-      if (!due) break;
-      this.clock.advance(due.at - this.clock.now());
-      due.live = false;
-      due.fn();
-    }
-    this.clock.advance(target - this.clock.now());
-  }
-}
 
 interface Events {
   waits: string[];
@@ -59,12 +26,10 @@ interface Events {
 
 function setup(waitSecs = 30): {
   adm: DecodeAdmission;
-  timers: ManualTimers;
-  clock: FakeClock;
+  clock: ManualClock;
   events: Events;
 } {
-  const clock = new FakeClock();
-  const timers = new ManualTimers(clock);
+  const clock = new ManualClock(1_000_000);
   const events: Events = { waits: [], sheds: [], gone: [], changes: [] };
   const hooks: DecodeAdmissionHooks = {
     onWait: (key) => events.waits.push(key),
@@ -72,7 +37,7 @@ function setup(waitSecs = 30): {
     onWorkerGone: (key) => events.gone.push(key),
     onClaimedChange: (_key, n) => events.changes.push(n),
   };
-  return { adm: new DecodeAdmission({ waitSecs, clock, timers, hooks }), timers, clock, events };
+  return { adm: new DecodeAdmission({ waitSecs, clock, hooks }), clock, events };
 }
 
 function decode(name: string, window: number): Worker {
@@ -107,32 +72,32 @@ function assertShed(err: unknown, retryAfter: string, pattern: RegExp): void {
 
 void describe('DecodeAdmission waiting', () => {
   void it('waits, then admits on release, charging the budget only the time waited', async () => {
-    const { adm, timers, events } = setup();
+    const { adm, clock, events } = setup();
     const w = decode('d', 1);
     const held = await adm.claim(w, 1);
     const budget = adm.newBudget();
     const waiter = track(adm.claim(w, 1, { budget }));
-    assert.deepEqual(timers.pending(), [30_000]);
-    timers.advance(5_000);
+    assert.equal(clock.size, 1);
+    clock.advance(5_000);
     held.release();
     await flush();
     assert.equal(waiter.state, 'granted');
     assert.equal(budget.remainingMs, 25_000);
-    assert.deepEqual(timers.pending(), [], 'the deadline is cancelled on grant');
+    assert.equal(clock.size, 0, 'the deadline is cancelled on grant');
     assert.deepEqual(events.waits, ['http://d:8000']);
     assert.deepEqual(events.sheds, []);
   });
 
   void it('sheds with a retryable 503 and Retry-After when the budget runs out', async () => {
-    const { adm, timers, events } = setup();
+    const { adm, clock, events } = setup();
     const w = decode('d', 2);
     await adm.claim(w, 2);
     const budget = adm.newBudget();
     const waiter = track(adm.claim(w, 1, { budget }));
-    timers.advance(29_999);
+    clock.advance(29_999);
     await flush();
     assert.equal(waiter.state, 'pending');
-    timers.advance(1);
+    clock.advance(1);
     await flush();
     assert.equal(waiter.state, 'failed');
     assertShed(waiter.error, '15', /Decode worker http:\/\/d:8000 is at its running window \(2\)/);
@@ -149,10 +114,10 @@ void describe('DecodeAdmission waiting', () => {
       zero.adm.claim(w, 1),
       (e) => (assertShed(e, '1', /admission waiting is disabled/), true),
     );
-    assert.deepEqual(zero.timers.pending(), []);
+    assert.equal(zero.clock.size, 0);
     assert.deepEqual(zero.events.waits, []);
 
-    const { adm, timers } = setup();
+    const { adm, clock } = setup();
     const spent = adm.newBudget();
     spent.consume(30_000);
     await adm.claim(w, 1);
@@ -160,7 +125,7 @@ void describe('DecodeAdmission waiting', () => {
       adm.claim(w, 1, { budget: spent }),
       (e) => (assertShed(e, '15', /30s admission wait/), true),
     );
-    assert.deepEqual(timers.pending(), []);
+    assert.equal(clock.size, 0);
     held.release();
     const other = decode('e', 1);
     assert.equal((await adm.claim(other, 1, { budget: spent })).granted, 1);
@@ -168,7 +133,7 @@ void describe('DecodeAdmission waiting', () => {
 
   void it('shares one budget across attempts: the retry waits only the remainder', async () => {
     const registry = new EventEmitter<RegistryEvents>();
-    const { adm, timers } = setup();
+    const { adm, clock } = setup();
     adm.attach(registry);
     const a = decode('a', 1);
     const b = decode('b', 1);
@@ -176,27 +141,27 @@ void describe('DecodeAdmission waiting', () => {
     await adm.claim(b, 1);
     const budget = adm.newBudget();
     const first = track(adm.claim(a, 1, { budget }));
-    timers.advance(12_000);
+    clock.advance(12_000);
     registry.emit('removed', a);
     await flush();
     assertShed(first.error, '1', /was removed/);
     assert.equal(budget.remainingMs, 18_000);
 
     const second = track(adm.claim(b, 1, { budget }));
-    assert.deepEqual(timers.pending(), [18_000]);
-    timers.advance(17_999);
+    assert.equal(clock.size, 1);
+    clock.advance(17_999);
     await flush();
     assert.equal(second.state, 'pending');
-    timers.advance(1);
+    clock.advance(1);
     await flush();
     assertShed(second.error, '15', /running window \(1\)/);
     // A third attempt does not wait at all.
     await assert.rejects(adm.claim(b, 1, { budget }), GatewayError);
-    assert.deepEqual(timers.pending(), []);
+    assert.equal(clock.size, 0);
   });
 
   void it('a client abort removes the waiter at once and the next waiter is granted', async () => {
-    const { adm, timers } = setup();
+    const { adm, clock } = setup();
     const w = decode('d', 2);
     const held = await adm.claim(w, 1);
     const client = new AbortController();
@@ -211,7 +176,7 @@ void describe('DecodeAdmission waiting', () => {
     // The free room the wide waiter was holding goes to the next in line without any release.
     assert.equal(narrow.state, 'granted');
     assert.deepEqual([adm.claimed(w), adm.waiting(w)], [2, 0]);
-    assert.deepEqual(timers.pending(), []);
+    assert.equal(clock.size, 0);
     held.release();
     narrow.claim?.release();
     assert.equal(adm.claimed(w), 0);
@@ -230,7 +195,7 @@ void describe('DecodeAdmission waiting', () => {
 void describe('DecodeAdmission registry events', () => {
   void it('fails waiters of a removed worker retryably and drops its gauge series', async () => {
     const registry = new EventEmitter<RegistryEvents>();
-    const { adm, events, timers } = setup();
+    const { adm, events, clock } = setup();
     adm.attach(registry);
     const w = decode('d', 1);
     const held = await adm.claim(w, 1);
@@ -240,7 +205,7 @@ void describe('DecodeAdmission registry events', () => {
     for (const t of waiters) assertShed(t.error, '1', /http:\/\/d:8000 was removed/);
     assert.deepEqual(events.gone, ['http://d:8000']);
     assert.deepEqual(events.sheds, ['http://d:8000 removed', 'http://d:8000 removed']);
-    assert.deepEqual(timers.pending(), []);
+    assert.equal(clock.size, 0);
     // The request still running there releases without resurrecting the series.
     const changes = events.changes.length;
     held.release();

@@ -1,7 +1,7 @@
 /**
  * Decode admission: claims, the window invariant, FIFO, pacing and the claim lease. Waiting,
  * budgets and sheds are in decode-admission-wait.test.ts. No test here lets a deadline fire:
- * the timers never run, so a waiter waits until something in the test wakes it.
+ * the clock never moves, so a waiter waits until something in the test wakes it.
  */
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
@@ -11,21 +11,19 @@ import {
   windowOf,
   type DecodeAdmissionHooks,
   type DecodeClaim,
-  type Timers,
 } from '../../../src/admission/decode-admission.js';
-import { seededRandom } from '@switchyard/kit';
+import { ManualClock, seededRandom } from '@switchyard/kit';
 import type { RegistryEvents } from '../../../src/workers/registry.js';
 import type { Worker } from '../../../src/workers/worker.js';
 import { testWorker } from '../../helpers/workers.js';
-
-const neverFires: Timers = { set: () => () => undefined };
 
 function decode(name: string, labels: Record<string, string>): Worker {
   return testWorker(name, { type: 'decode', labels });
 }
 
 function admission(hooks: DecodeAdmissionHooks = {}): DecodeAdmission {
-  return new DecodeAdmission({ waitSecs: 30, timers: neverFires, hooks });
+  // A manual clock nobody advances: deadlines never fire.
+  return new DecodeAdmission({ waitSecs: 30, clock: new ManualClock(), hooks });
 }
 
 /** Lets queued promise callbacks run, so a granted waiter's `then` has been seen. */

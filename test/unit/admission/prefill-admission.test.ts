@@ -5,24 +5,25 @@ import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { GatewayMetrics } from '../../../src/observability/metrics.js';
 import { WorkerRegistry } from '../../../src/workers/registry.js';
 import type { Worker } from '../../../src/workers/worker.js';
-import { FakeClock } from '../../helpers/fake-clock.js';
+import { ManualClock } from '@switchyard/kit';
 import { testWorker } from '../../helpers/workers.js';
 
 function setup(limit = 1, queueSize = 10, queueTimeoutMs = 60_000, pollMs = 1000) {
   const metrics = new GatewayMetrics();
   const registry = new WorkerRegistry(metrics);
+  const clock = new ManualClock(1_000_000);
   const admission = new PrefillAdmission(
     { limit, queueSize, queueTimeoutMs, pollMs },
     registry,
     metrics,
-    new FakeClock(),
+    clock,
   );
   const add = (name: string): Worker => {
     const w = testWorker(name, { type: 'prefill' });
     registry.add(w);
     return w;
   };
-  return { metrics, registry, admission, add };
+  return { metrics, registry, admission, add, clock };
 }
 
 /** A place function over the given workers: the first one with room (a stand-in for a policy). */
@@ -91,7 +92,7 @@ test('FIFO: a new arrival never overtakes a waiter, even for another worker', as
 });
 
 test('queue full and queue timeout answer 429 with Retry-After, not retryable', async () => {
-  const { admission, add, metrics } = setup(1, 1, 30);
+  const { admission, add, metrics, clock } = setup(1, 1, 30_000);
   const a = add('a');
   const held = await admission.acquire(
     firstWithRoom(() => [a]),
@@ -113,6 +114,12 @@ test('queue full and queue timeout answer 429 with Retry-After, not retryable', 
       !e.retryable &&
       Number(e.headers['retry-after']) >= 1,
   );
+  let settled = false;
+  waiting.catch(() => undefined).finally(() => (settled = true));
+  clock.advance(29_999);
+  await clock.settle();
+  assert.equal(settled, false, 'still waiting 1 ms before the queue timeout');
+  clock.advance(1);
   await assert.rejects(
     waiting,
     (e: unknown) =>
@@ -153,18 +160,23 @@ test('a client that leaves the queue wakes the next waiter', async () => {
 });
 
 test('the head polls: a worker that becomes usable without an event is found', async () => {
-  const { admission, add } = setup(1, 10, 60_000, 20);
+  const { admission, add, clock } = setup(1, 10, 60_000, 20);
   const a = add('a');
   let circuitOpen = true; // half-opening emits no event
   const slot = admission.acquire((hasRoom) => (!circuitOpen && hasRoom(a) ? a : undefined), never);
-  await new Promise((r) => setTimeout(r, 30));
+  clock.advance(20);
   assert.equal(admission.queued, 1);
   circuitOpen = false;
+  clock.advance(19);
+  assert.equal(admission.queued, 1, 'nothing wakes the head before the next poll');
+  clock.advance(1);
+  assert.equal(admission.queued, 0, 'the poll placed the head');
   (await slot).release();
+  assert.equal(clock.size, 0, 'an empty queue stops polling');
 });
 
 test('a strict target waits for that worker even when others have room', async () => {
-  const { admission, add } = setup(1);
+  const { admission, add, clock } = setup(1);
   const a = add('a');
   const b = add('b');
   const held = await admission.acquire(
@@ -175,7 +187,7 @@ test('a strict target waits for that worker even when others have room', async (
   const strict = admission
     .acquire((hasRoom) => (hasRoom(a) ? a : undefined), never)
     .then((s) => ((placedOn = s.worker), s));
-  await new Promise((r) => setTimeout(r, 5));
+  await clock.settle(1000);
   assert.equal(placedOn, undefined, 'b had room but the request targets a');
   held.release();
   (await strict).release();
@@ -249,7 +261,7 @@ test('removing a worker resets its gauge series', async () => {
 });
 
 test("a slot taken before a remove + re-add cannot free the new registration's slot", async () => {
-  const { admission, add, registry } = setup(1);
+  const { admission, add, registry, clock } = setup(1);
   const a = add('a');
   const old = await admission.acquire(
     firstWithRoom(() => [a]),
@@ -267,7 +279,7 @@ test("a slot taken before a remove + re-add cannot free the new registration's s
     firstWithRoom(() => [a2]),
     never,
   );
-  await new Promise((r) => setTimeout(r, 5));
+  await clock.settle(1000);
   assert.equal(admission.queued, 1, 'the limit of 1 still holds');
   fresh.release();
   (await third).release();

@@ -9,8 +9,8 @@ void describe('zero values', () => {
   void it('--health-check-interval-secs 0 probes as often as possible without a 0 ms timer: every second', () => {
     assert.equal(MIN_PROBE_DELAY_MS, 1000);
     assert.equal(probeDelayMs(0), 1000);
-    assert.equal(probeDelayMs(1), 1000);
-    assert.equal(probeDelayMs(60), 60_000);
+    assert.equal(probeDelayMs(1000), 1000);
+    assert.equal(probeDelayMs(60_000), 60_000);
   });
 
   void it('--upstream-pool-idle-timeout-secs 0 keeps idle connections as long as a timer can hold', () => {

@@ -4,7 +4,7 @@ import { CacheAwarePolicy } from '../../../src/policies/cache-aware.js';
 import type { PolicyConfig } from '../../../src/policies/policy-config.js';
 import type { Worker } from '../../../src/workers/worker.js';
 import { testSelectInfo, testWorker } from '../../helpers/workers.js';
-import { holdLoad, metricValue, snapshot, testDeps } from './policy-fixtures.js';
+import { advanceTo, holdLoad, metricValue, snapshot, testDeps } from './policy-fixtures.js';
 import { candidateSet } from '../../../src/workers/candidate-set.js';
 
 function setup(config: Partial<PolicyConfig> = {}, n = 4) {
@@ -162,7 +162,7 @@ void describe('CacheAwarePolicy', () => {
   void it('evicts least recently used prefixes down to maxTreeSize', () => {
     const { policy, workers, deps } = setup({ maxTreeSize: 60 });
     policy.select(candidateSet(workers), ask('a'.repeat(40))); // t=0, w0
-    deps.clock.set(1000);
+    advanceTo(deps.clock, 1000);
     holdLoad(workers[0] as Worker, 1);
     policy.select(candidateSet(workers), ask('b'.repeat(40))); // t=1000, w1
     assert.equal(policy.stringTree.totalChars, 80);
@@ -172,17 +172,17 @@ void describe('CacheAwarePolicy', () => {
     assert.equal(policy.stringTree.match('b'.repeat(40)).matched, 40);
   });
 
-  void it('runs eviction on its timer and stops it on close', (t) => {
-    t.mock.timers.enable({ apis: ['setInterval'] });
-    const { policy, workers } = setup({ maxTreeSize: 10, evictionIntervalSecs: 120 });
+  void it('runs eviction on its timer and stops it on close', () => {
+    const { policy, workers, deps } = setup({ maxTreeSize: 10, evictionIntervalSecs: 120 });
     policy.select(candidateSet(workers), ask('x'.repeat(30)));
-    t.mock.timers.tick(119_000);
+    deps.clock.advance(119_000);
     assert.equal(policy.stringTree.totalChars, 30);
-    t.mock.timers.tick(1_000);
+    deps.clock.advance(1_000);
     assert.equal(policy.stringTree.totalChars, 0);
     policy.close();
+    assert.equal(deps.clock.size, 0, 'close stops the eviction timer');
     policy.stringTree.insert('y'.repeat(30), 'w');
-    t.mock.timers.tick(240_000);
+    deps.clock.advance(240_000);
     assert.equal(policy.stringTree.totalChars, 30);
   });
 

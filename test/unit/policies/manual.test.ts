@@ -4,7 +4,7 @@ import { ManualPolicy } from '../../../src/policies/manual.js';
 import type { PolicyConfig } from '../../../src/policies/policy-config.js';
 import type { Worker } from '../../../src/workers/worker.js';
 import { testSelectInfo, testWorker } from '../../helpers/workers.js';
-import { holdLoad, metricValue, testDeps } from './policy-fixtures.js';
+import { advanceTo, holdLoad, metricValue, testDeps } from './policy-fixtures.js';
 import { candidateSet } from '../../../src/workers/candidate-set.js';
 
 function setup(config: Partial<PolicyConfig> = {}, n = 3, seed = 1) {
@@ -145,11 +145,11 @@ void describe('ManualPolicy', () => {
   void it('sweeps keys idle for at least maxIdleSecs', async () => {
     const { policy, workers, deps, branch } = setup({ maxIdleSecs: 100 });
     policy.select(candidateSet(workers), withKey('old')); // t=0
-    deps.clock.set(60_000);
+    advanceTo(deps.clock, 60_000);
     policy.select(candidateSet(workers), withKey('young')); // t=60 s
-    deps.clock.set(99_999);
+    advanceTo(deps.clock, 99_999);
     assert.equal(policy.stickyMap.sweep(), 0);
-    deps.clock.set(100_000); // 'old' idle exactly 100 s: gone; 'young' 40 s: kept
+    advanceTo(deps.clock, 100_000); // 'old' idle exactly 100 s: gone; 'young' 40 s: kept
     assert.equal(policy.stickyMap.sweep(), 1);
     assert.equal(policy.stickyMap.workersOf('old'), undefined);
     assert.ok(policy.stickyMap.workersOf('young'));
@@ -162,21 +162,22 @@ void describe('ManualPolicy', () => {
     const { policy, workers, deps } = setup({ maxIdleSecs: 100 });
     policy.select(candidateSet(workers), withKey('busy'));
     for (let t = 50_000; t <= 500_000; t += 50_000) {
-      deps.clock.set(t);
+      advanceTo(deps.clock, t);
       policy.select(candidateSet(workers), withKey('busy'));
       policy.stickyMap.sweep();
     }
     assert.ok(policy.stickyMap.workersOf('busy'));
   });
 
-  void it('runs the sweep on its timer every evictionIntervalSecs', (t) => {
-    t.mock.timers.enable({ apis: ['setInterval'] });
+  void it('runs the sweep on its timer every evictionIntervalSecs', () => {
     const { policy, workers, deps } = setup({ maxIdleSecs: 60, evictionIntervalSecs: 120 });
     policy.select(candidateSet(workers), withKey('k'));
-    deps.clock.set(120_000);
-    t.mock.timers.tick(120_000);
+    deps.clock.advance(119_999);
+    assert.equal(policy.stickyMap.size, 1);
+    deps.clock.advance(1);
     assert.equal(policy.stickyMap.size, 0);
     policy.close();
+    assert.equal(deps.clock.size, 0, 'close stops the sweep timer');
   });
 
   void it('unpins a removed worker so its keys re-assign', async () => {

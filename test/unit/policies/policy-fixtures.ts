@@ -1,31 +1,17 @@
-/** Shared fixtures for the policy unit tests: a fake clock, engine reports, metric readers. */
+/** Shared fixtures for the policy unit tests: a manual clock, engine reports, metric readers. */
 import type { Lease } from '../../../src/admission/lease.js';
 import { GatewayMetrics } from '../../../src/observability/metrics.js';
 import { DEFAULT_POLICY_CONFIG, type PolicyConfig } from '../../../src/policies/policy-config.js';
 import type { PolicyDeps } from '../../../src/policies/registry.js';
-import type { Clock } from '../../../src/util/clock.js';
-import { seededRandom } from '@switchyard/kit';
+import { ManualClock, seededRandom } from '@switchyard/kit';
 import type { RankLoad, WorkerLoadSnapshot } from '../../../src/workers/load-snapshot.js';
 import { CircuitBreaker } from '../../../src/workers/circuit-breaker.js';
 import type { Worker } from '../../../src/workers/worker.js';
 import { testWorker } from '../../helpers/workers.js';
 
-export interface FakeClock extends Clock {
-  advance(ms: number): void;
-  set(ms: number): void;
-}
-
-export function fakeClock(start = 0): FakeClock {
-  let now = start;
-  return {
-    now: () => now,
-    advance: (ms) => {
-      now += ms;
-    },
-    set: (ms) => {
-      now = ms;
-    },
-  };
+/** Moves a manual clock to the absolute time `ms` (never backwards), running what falls due. */
+export function advanceTo(clock: ManualClock, ms: number): void {
+  clock.advance(ms - clock.now());
 }
 
 /** A one-rank engine report received at `receivedAt` (idle unless overridden). */
@@ -55,14 +41,14 @@ export function holdLoad(worker: Worker, n: number): Lease[] {
   return Array.from({ length: n }, () => worker.acquireLoad());
 }
 
-/** Policy deps with real metrics, a fake clock, a seeded random and SMG CLI defaults. */
+/** Policy deps with real metrics, a manual clock, a seeded random and SMG CLI defaults. */
 export function testDeps(
   config: Partial<PolicyConfig> = {},
   seed = 1,
-): PolicyDeps & { clock: FakeClock; metrics: GatewayMetrics } {
+): PolicyDeps & { clock: ManualClock; metrics: GatewayMetrics } {
   return {
     random: seededRandom(seed),
-    clock: fakeClock(),
+    clock: new ManualClock(),
     metrics: new GatewayMetrics(),
     config: { ...DEFAULT_POLICY_CONFIG, ...config },
   };
@@ -90,7 +76,7 @@ export async function metricValue(
 export function openCircuitWorker(name: string): Worker {
   const circuit = new CircuitBreaker(
     { failureThreshold: 1, successThreshold: 1, timeoutMs: 1e12, disabled: false },
-    fakeClock(),
+    new ManualClock(),
   );
   circuit.record('failure');
   return testWorker(name, { circuit });

@@ -8,8 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RadixTree, type RadixNodeView } from '../../../src/policies/radix-tree.js';
-import { seededRandom, type Random } from '@switchyard/kit';
-import { fakeClock } from './policy-fixtures.js';
+import { ManualClock, seededRandom, type Random } from '@switchyard/kit';
 
 const TENANTS = ['w0', 'w1', 'w2', 'w3', 'w4'];
 // Few symbols so strings share long prefixes; two emoji that share a high surrogate.
@@ -129,7 +128,7 @@ function run(
   long = false,
 ): { inserts: number; matches: number; evictions: number; removals: number } {
   const random = seededRandom(seed);
-  const clock = fakeClock();
+  const clock = new ManualClock();
   const tree = new RadixTree(clock);
   const oracle = new Oracle();
   const maxExtra = long ? 160 : 8;

@@ -1,7 +1,8 @@
+import { ManualClock } from '@switchyard/kit';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RadixTree } from '../../../src/policies/radix-tree.js';
-import { fakeClock } from './policy-fixtures.js';
+import { advanceTo } from './policy-fixtures.js';
 
 function tenantsOf(tree: RadixTree, text: string): string[] {
   return [...(tree.match(text).tenants?.keys() ?? [])].sort();
@@ -14,13 +15,13 @@ function accessOf(tree: RadixTree, path: string, tenant: string): number | undef
 
 void describe('RadixTree', () => {
   void it('matches nothing in an empty tree', () => {
-    const tree = new RadixTree(fakeClock());
+    const tree = new RadixTree(new ManualClock());
     assert.deepEqual(tree.match('hello'), { matched: 0, tenants: undefined });
     assert.equal(tree.totalChars, 0);
   });
 
   void it('matches the longest stored prefix, ending mid-edge', () => {
-    const tree = new RadixTree(fakeClock());
+    const tree = new RadixTree(new ManualClock());
     tree.insert('hello world', 'a');
     assert.equal(tree.match('hello there').matched, 6);
     assert.deepEqual(tenantsOf(tree, 'hello there'), ['a']);
@@ -29,7 +30,7 @@ void describe('RadixTree', () => {
   });
 
   void it('splits an edge and keeps both tenants on the shared part', () => {
-    const tree = new RadixTree(fakeClock());
+    const tree = new RadixTree(new ManualClock());
     tree.insert('hello world', 'a');
     tree.insert('hello', 'b');
     assert.deepEqual(tenantsOf(tree, 'hello'), ['a', 'b']);
@@ -43,7 +44,7 @@ void describe('RadixTree', () => {
   });
 
   void it('counts a string once per tenant however often it is inserted', () => {
-    const tree = new RadixTree(fakeClock());
+    const tree = new RadixTree(new ManualClock());
     tree.insert('abc', 'a');
     tree.insert('abc', 'a');
     tree.insert('ab', 'a');
@@ -54,14 +55,14 @@ void describe('RadixTree', () => {
   });
 
   void it('ignores the empty string', () => {
-    const tree = new RadixTree(fakeClock());
+    const tree = new RadixTree(new ManualClock());
     tree.insert('', 'a');
     assert.equal(tree.totalChars, 0);
     assert.equal(tree.tenantCount, 0);
   });
 
   void it('matchAndInsert hands the match to the chooser and inserts for the tenant it returns', () => {
-    const tree = new RadixTree(fakeClock());
+    const tree = new RadixTree(new ManualClock());
     tree.insert('system prompt: be brief', 'a');
     const seen: [number, string[]][] = [];
     const matched = tree.matchAndInsert('system prompt: be kind', (m, tenants) => {
@@ -76,7 +77,7 @@ void describe('RadixTree', () => {
   });
 
   void it('matchAndInsert inserts nothing when the chooser declines', () => {
-    const tree = new RadixTree(fakeClock());
+    const tree = new RadixTree(new ManualClock());
     tree.insert('abcdef', 'a');
     tree.matchAndInsert('abcxyz', () => undefined);
     assert.equal(tree.nodeCount, 1);
@@ -84,12 +85,12 @@ void describe('RadixTree', () => {
   });
 
   void it('stamps access times from the clock on insert, never on a plain match', () => {
-    const clock = fakeClock(100);
+    const clock = new ManualClock(100);
     const tree = new RadixTree(clock);
     tree.insert('abcdef', 'a');
     tree.insert('abcxyz', 'a'); // splits 'abcdef' at 3
     assert.equal(accessOf(tree, 'abc', 'a'), 100);
-    clock.set(250);
+    advanceTo(clock, 250);
     tree.match('abcdef');
     assert.equal(accessOf(tree, 'abcdef', 'a'), 100);
     tree.insert('abcdef', 'a');
@@ -99,12 +100,12 @@ void describe('RadixTree', () => {
   });
 
   void it('evicts leaves oldest first across tenants until the total fits', () => {
-    const clock = fakeClock();
+    const clock = new ManualClock();
     const tree = new RadixTree(clock);
     tree.insert('shared-prefix/one', 'a'); // t=0
-    clock.set(10);
+    advanceTo(clock, 10);
     tree.insert('shared-prefix/two', 'b'); // t=10
-    clock.set(20);
+    advanceTo(clock, 20);
     tree.insert('shared-prefix/three', 'a'); // t=20, refreshes a's shared part
     // a: 'shared-prefix/' (14) + 'one' (3) + 'three' (5) = 22; b: 14 + 'two' (3) = 17.
     assert.equal(tree.totalChars, 39);
@@ -121,7 +122,7 @@ void describe('RadixTree', () => {
   });
 
   void it('does nothing when already within the bound, and can empty the tree', () => {
-    const tree = new RadixTree(fakeClock());
+    const tree = new RadixTree(new ManualClock());
     tree.insert('abc', 'a');
     tree.insert('abd', 'b');
     assert.equal(tree.evictToSize(100), 0);
@@ -132,7 +133,7 @@ void describe('RadixTree', () => {
   });
 
   void it('purges a tenant and prunes the nodes only it held', () => {
-    const tree = new RadixTree(fakeClock());
+    const tree = new RadixTree(new ManualClock());
     tree.insert('conversation A turn 1', 'a');
     tree.insert('conversation B turn 1', 'b');
     tree.insert('solo', 'a');
@@ -147,7 +148,7 @@ void describe('RadixTree', () => {
   });
 
   void it('works in UTF-16 code units, so a match can stop inside a surrogate pair', () => {
-    const tree = new RadixTree(fakeClock());
+    const tree = new RadixTree(new ManualClock());
     tree.insert('😀 hi', 'a'); // '😀' is two code units
     assert.equal(tree.match('😀 hello').matched, 4);
     assert.equal(tree.match('😁').matched, 1); // shares only the high surrogate
@@ -155,7 +156,7 @@ void describe('RadixTree', () => {
   });
 
   void it('keeps a lone surrogate intact when a long edge is split inside a pair', () => {
-    const tree = new RadixTree(fakeClock());
+    const tree = new RadixTree(new ManualClock());
     const head = 'x'.repeat(40);
     tree.insert(`${head}😀${'a'.repeat(40)}`, 'a');
     tree.insert(`${head}😁${'b'.repeat(40)}`, 'b'); // diverges at the low surrogate

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { CircuitBreaker } from '../../../src/workers/circuit-breaker.js';
-import { FakeClock } from '../../helpers/fake-clock.js';
+import { ManualClock } from '@switchyard/kit';
 import { ctxFor, harness, type RequestShape } from './router-manager-fixtures.js';
 
 function assertRejects(run: () => unknown, status: number, code: string): void {
@@ -18,7 +18,7 @@ function assertRejects(run: () => unknown, status: number, code: string): void {
 
 describe('router manager availability', () => {
   it('stops counting a worker whose circuit opens, and counts it again once it half-opens', () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock(1_000_000);
     const h = harness();
     const circuit = new CircuitBreaker(
       { failureThreshold: 1, successThreshold: 1, timeoutMs: 30_000, disabled: false },

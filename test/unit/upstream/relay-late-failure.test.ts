@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
 import { Pool } from 'undici';
+import { systemClock } from '@switchyard/kit';
 import { midStreamGatewayError } from '../../../src/upstream/errors.js';
 import { mapSseEvents } from '../../../src/upstream/sse-events.js';
 import { callUpstream } from '../../../src/upstream/upstream-call.js';
@@ -55,6 +56,7 @@ for (const mode of ['plain', 'rewritten'] as const) {
             { method: 'GET', path: '/', headers: {} },
             new AbortController().signal,
             5000,
+            systemClock,
           );
           const head = await call.head;
           // Let the upstream die while nobody reads the body.

@@ -5,12 +5,12 @@ import {
   outcomeForStatus,
   type CircuitState,
 } from '../../../src/workers/circuit-breaker.js';
-import { FakeClock } from '../../helpers/fake-clock.js';
+import { ManualClock } from '@switchyard/kit';
 
 function breaker(
-  clock = new FakeClock(),
+  clock = new ManualClock(1_000_000),
   disabled = false,
-): { cb: CircuitBreaker; clock: FakeClock; transitions: string[] } {
+): { cb: CircuitBreaker; clock: ManualClock; transitions: string[] } {
   const transitions: string[] = [];
   const cb = new CircuitBreaker(
     { failureThreshold: 3, successThreshold: 2, timeoutMs: 1000, disabled },
@@ -64,7 +64,7 @@ test('neutral outcomes change nothing; a disabled breaker never opens', () => {
   const { cb } = breaker();
   for (let i = 0; i < 10; i++) cb.record('neutral');
   assert.equal(cb.state, 'closed');
-  const off = breaker(new FakeClock(), true).cb;
+  const off = breaker(new ManualClock(1_000_000), true).cb;
   for (let i = 0; i < 100; i++) off.record('failure');
   assert.equal(off.state, 'closed');
 });

@@ -11,7 +11,7 @@ import {
   WorkerConnectGuard,
   type ConnectGuardOptions,
 } from '../../../src/workers/connect-guard.js';
-import { FakeClock } from '../../helpers/fake-clock.js';
+import { ManualClock } from '@switchyard/kit';
 
 const DNS: Record<string, string[]> = {
   'worker.example': ['10.0.0.5', 'fd00::5'],
@@ -28,7 +28,7 @@ interface Logged {
 
 function setup(opts: Partial<ConnectGuardOptions> = {}): {
   guard: WorkerConnectGuard;
-  clock: FakeClock;
+  clock: ManualClock;
   logs: Logged[];
 } {
   const logs: Logged[] = [];
@@ -39,7 +39,7 @@ function setup(opts: Partial<ConnectGuardOptions> = {}): {
       done();
     },
   });
-  const clock = new FakeClock();
+  const clock = new ManualClock(1_000_000);
   const guard = new WorkerConnectGuard({
     allowCidrs: [],
     lookup: (host) => {

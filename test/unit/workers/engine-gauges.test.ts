@@ -8,7 +8,7 @@ import { GatewayMetrics } from '../../../src/observability/metrics.js';
 import { LoadMonitor } from '../../../src/workers/load-monitor.js';
 import type { RankLoad } from '../../../src/workers/load-snapshot.js';
 import { WorkerRegistry } from '../../../src/workers/registry.js';
-import { FakeClock } from '../../helpers/fake-clock.js';
+import { ManualClock } from '@switchyard/kit';
 import { metricValue } from '../../helpers/gateway.js';
 import { testWorker } from '../../helpers/workers.js';
 
@@ -31,10 +31,10 @@ function setup(): { metrics: GatewayMetrics; registry: WorkerRegistry; monitor: 
   const metrics = new GatewayMetrics();
   const registry = new WorkerRegistry(metrics);
   const monitor = new LoadMonitor(
-    { intervalSecs: 3600, engineMetrics: true, overload: {} },
+    { intervalMs: 3_600_000, engineMetrics: true, overload: {} },
     registry,
     metrics,
-    new FakeClock(),
+    new ManualClock(1_000_000),
     getGlobalDispatcher(),
   );
   return { metrics, registry, monitor };

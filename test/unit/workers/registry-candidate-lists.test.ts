@@ -6,7 +6,7 @@ import { GatewayMetrics } from '../../../src/observability/metrics.js';
 import { CircuitBreaker } from '../../../src/workers/circuit-breaker.js';
 import { WorkerRegistry } from '../../../src/workers/registry.js';
 import type { Worker, WorkerInit, WorkerType } from '../../../src/workers/worker.js';
-import { FakeClock } from '../../helpers/fake-clock.js';
+import { ManualClock } from '@switchyard/kit';
 import { testWorker } from '../../helpers/workers.js';
 
 const ids = (workers: readonly Worker[]): string[] => workers.map((w) => w.id);
@@ -27,7 +27,7 @@ function lists(registry: WorkerRegistry, model = 'm', type: WorkerType = 'regula
   return [ids(set.all), ids(set.available), ids(set.eligible)];
 }
 
-function breaker(clock: FakeClock): CircuitBreaker {
+function breaker(clock: ManualClock): CircuitBreaker {
   return new CircuitBreaker(
     { failureThreshold: 1, successThreshold: 1, timeoutMs: 30_000, disabled: false },
     clock,
@@ -81,7 +81,7 @@ void describe('registry candidate lists', () => {
   });
 
   it('follow the circuit breaker: open leaves available, not eligible; it half-opens with no one reading it', () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock(1_000_000);
     const circuit = breaker(clock);
     const { registry } = fleet(['b']);
     registry.add(testWorker('a', { models: ['m'], circuit }));
@@ -114,7 +114,7 @@ void describe('registry candidate lists', () => {
   });
 
   it('half-open breakers in order of their timeouts, several at once', () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock(1_000_000);
     const circuits = [breaker(clock), breaker(clock), breaker(clock)];
     const registry = new WorkerRegistry(new GatewayMetrics());
     circuits.forEach((circuit, i) => registry.add(testWorker(`w${i}`, { models: ['m'], circuit })));
@@ -130,7 +130,7 @@ void describe('registry candidate lists', () => {
   });
 
   it('stop waiting for the breaker of a removed worker', () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock(1_000_000);
     const circuit = breaker(clock);
     const { registry } = fleet(['b']);
     registry.add(testWorker('a', { models: ['m'], circuit }));
