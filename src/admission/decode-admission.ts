@@ -27,10 +27,10 @@
  * on each replica, until claims are shared through a store.
  */
 import type { EventEmitter } from 'node:events';
+import type { GatewayConfig } from '../config/schema.js';
 import { systemClock, type Clock } from '@switchyard/kit';
 import type { RegistryEvents } from '../workers/registry.js';
 import type { Worker } from '../workers/worker.js';
-import { BACKGROUND } from '../util/every.js';
 import {
   WaitBudget,
   windowOf,
@@ -39,6 +39,7 @@ import {
   type ShedReason,
 } from './decode-window.js';
 import { RoomClaim, ungated, type DecodeClaim } from './decode-claim.js';
+import { WaitQueue } from './wait-queue.js';
 
 export { WaitBudget, windowOf, retryAfterSecs, type ShedReason } from './decode-window.js';
 export type { DecodeClaim } from './decode-claim.js';
@@ -70,19 +71,13 @@ export interface DecodeAdmissionOptions {
   hooks?: DecodeAdmissionHooks | undefined;
 }
 
-interface Waiter {
-  readonly rooms: number;
-  grant(claim: DecodeClaim): void;
-  fail(err: Error, exhaust?: boolean): void;
-}
-
 /** One decode worker's rooms, keyed by worker key so a same-URL replacement inherits them. */
 interface WorkerState {
   readonly key: string;
   url: string;
   window: number | undefined;
   claimed: number;
-  readonly queue: Waiter[];
+  readonly queue: WaitQueue<DecodeClaim>;
   /** Removed from the registry while claims were still out: no gauge updates. */
   removed: boolean;
 }
@@ -94,6 +89,7 @@ export class DecodeAdmission {
   readonly #waitMs: number;
   readonly #clock: Clock;
   readonly #hooks: DecodeAdmissionHooks;
+  #closed = false;
 
   constructor(opts: DecodeAdmissionOptions) {
     this.#waitMs = new WaitBudget(opts.waitSecs * 1000).initialMs;
@@ -136,7 +132,7 @@ export class DecodeAdmission {
     }
     if (state.window === undefined) return Promise.resolve(ungated(worker.key, rooms));
     const need = Math.min(rooms, state.window);
-    if (state.queue.length === 0 && state.claimed + need <= state.window) {
+    if (state.queue.size === 0 && state.claimed + need <= state.window) {
       return Promise.resolve(this.#take(state, rooms, need));
     }
 
@@ -157,7 +153,7 @@ export class DecodeAdmission {
 
   /** Requests queued for the worker's window. */
   waiting(worker: WorkerRef): number {
-    return this.#states.get(keyOf(worker))?.queue.length ?? 0;
+    return this.#states.get(keyOf(worker))?.queue.size ?? 0;
   }
 
   /**
@@ -187,15 +183,23 @@ export class DecodeAdmission {
     };
   }
 
+  /** Fails every waiter with the final `shutting_down` (wait-queue.ts); claims stay valid. */
+  close(): void {
+    this.#closed = true;
+    for (const state of [...this.#states.values()]) state.queue.close();
+  }
+
   #newState(worker: Worker, window: number | undefined): WorkerState {
     const state: WorkerState = {
       key: worker.key,
       url: worker.url,
       window,
       claimed: 0,
-      queue: [],
+      // A waiter that leaves (granted, deadline, abort) may leave the worker idle: forget it.
+      queue: new WaitQueue({ clock: this.#clock, onSizeChange: () => this.#gc(state) }),
       removed: false,
     };
+    if (this.#closed) state.queue.close();
     this.#states.set(state.key, state);
     return state;
   }
@@ -206,64 +210,33 @@ export class DecodeAdmission {
     budget: WaitBudget,
     signal: AbortSignal | undefined,
   ): Promise<DecodeClaim> {
-    return new Promise<DecodeClaim>((resolve, reject) => {
-      const startedAt = this.#clock.now();
-      const settle = (exhaust: boolean): void => {
-        this.#clock.clearTimer(timer);
-        signal?.removeEventListener('abort', onAbort);
-        if (exhaust) budget.exhaust();
-        else budget.consume(this.#clock.now() - startedAt);
-      };
-      const waiter: Waiter = {
-        rooms,
-        grant: (claim) => {
-          settle(false);
-          resolve(claim);
-        },
-        fail: (err, exhaust = false) => {
-          settle(exhaust);
-          reject(err);
-        },
-      };
-      const onAbort = (): void => this.#leave(state, waiter, signal?.reason as Error);
-      // A pending admission wait must not keep a draining process alive on its own.
-      const timer = this.#clock.setTimer(
-        budget.remainingMs,
-        () => {
-          this.#hooks.onShed?.(state.key, 'budget');
-          this.#leave(state, waiter, windowShed(state.url, state.window ?? 0, budget), true);
-        },
-        BACKGROUND,
-      );
-      signal?.addEventListener('abort', onAbort, { once: true });
-      state.queue.push(waiter);
-      this.#hooks.onWait?.(state.key);
+    const claim = state.queue.enqueue({
+      // Strict FIFO: the head's rooms must all be free; rooms freed meanwhile are held for it.
+      tryGrant: () => {
+        // The worker stopped reporting a window: it is no longer gated, let everyone through.
+        if (state.window === undefined) return ungated(state.key, rooms);
+        const need = Math.min(rooms, state.window);
+        return state.claimed + need <= state.window ? this.#take(state, rooms, need) : undefined;
+      },
+      signal,
+      deadlineMs: budget.remainingMs,
+      timeoutError: () => {
+        this.#hooks.onShed?.(state.key, 'budget');
+        return windowShed(state.url, state.window ?? 0, budget);
+      },
+      abortError: (reason) => reason as Error,
+      onLeave: (reason, waitedMs) => {
+        if (reason === 'timeout') budget.exhaust();
+        else budget.consume(waitedMs);
+      },
     });
-  }
-
-  /** Takes a waiter out of the queue and fails it; the next one may fit now. */
-  #leave(state: WorkerState, waiter: Waiter, err: Error, exhaust = false): void {
-    const i = state.queue.indexOf(waiter);
-    if (i === -1) return;
-    state.queue.splice(i, 1);
-    waiter.fail(err, exhaust);
-    this.#drain(state);
+    this.#hooks.onWait?.(state.key);
+    return claim;
   }
 
   /** Grants waiters from the head only, while the head's rooms are free (strict FIFO). */
   #drain(state: WorkerState): void {
-    for (let head = state.queue[0]; head !== undefined; head = state.queue[0]) {
-      if (state.window === undefined) {
-        // The worker stopped reporting a window: it is no longer gated, let everyone through.
-        state.queue.shift();
-        head.grant(ungated(state.key, head.rooms));
-        continue;
-      }
-      const need = Math.min(head.rooms, state.window);
-      if (state.claimed + need > state.window) break;
-      state.queue.shift();
-      head.grant(this.#take(state, head.rooms, need));
-    }
+    state.queue.pump();
     this.#gc(state);
   }
 
@@ -282,7 +255,7 @@ export class DecodeAdmission {
 
   /** Forgets an idle worker so churned URLs do not accumulate; the next claim starts afresh. */
   #gc(state: WorkerState): void {
-    if (state.claimed === 0 && state.queue.length === 0 && this.#states.get(state.key) === state) {
+    if (state.claimed === 0 && state.queue.size === 0 && this.#states.get(state.key) === state) {
       this.#states.delete(state.key);
     }
   }
@@ -311,14 +284,22 @@ export class DecodeAdmission {
   #failWaiters(key: string, reason: 'removed' | 'unhealthy'): void {
     const state = this.#states.get(key);
     if (!state) return;
-    for (const waiter of state.queue.splice(0)) {
-      this.#hooks.onShed?.(key, reason);
-      waiter.fail(workerGoneShed(state.url, reason));
-    }
+    for (let i = 0; i < state.queue.size; i++) this.#hooks.onShed?.(key, reason);
+    state.queue.failAll(workerGoneShed(state.url, reason));
     this.#gc(state);
   }
 }
 
 function keyOf(worker: WorkerRef): string {
   return typeof worker === 'string' ? worker : worker.key;
+}
+
+/** Decode admission for a PD-capable gateway unless `--disable-pd-decode-admission`. */
+export function decodeAdmissionFromConfig(
+  config: GatewayConfig,
+  deps: Pick<DecodeAdmissionOptions, 'clock' | 'hooks'> = {},
+): DecodeAdmission | undefined {
+  const pdCapable = config.pdDisaggregation || config.enableIgw;
+  if (!pdCapable || config.disablePdDecodeAdmission) return undefined;
+  return new DecodeAdmission({ waitSecs: config.pdAdmissionWaitSecs, ...deps });
 }

@@ -6,22 +6,36 @@
  * Only the head of the queue places, and placing is one synchronous step (filter workers at the
  * limit, run the policy, reserve), so a stateful policy such as cache_aware never picks a worker
  * it then cannot reserve. The head wakes on a slot release, on any registry change, and on a
- * 1 s poll (a circuit going half-open is noticed only when read; it emits no event).
- * Scope: one gateway process; R replicas admit R x limit per worker.
+ * 1 s poll while anyone waits (a circuit going half-open is noticed only when read; it emits no
+ * event). Scope: one gateway process; R replicas admit R x limit per worker.
  */
+import { systemClock, type Clock } from '@switchyard/kit';
+import type { GatewayConfig } from '../config/schema.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { GatewayMetrics } from '../observability/metrics.js';
-import type { Clock } from '@switchyard/kit';
 import { every } from '../util/every.js';
 import type { WorkerRegistry } from '../workers/registry.js';
 import type { Worker } from '../workers/worker.js';
 import { lease, type Lease } from './lease.js';
+import { WaitQueue } from './wait-queue.js';
 
-export interface PrefillAdmissionConfig {
+/** Plain callbacks the caller maps to metrics (server/metric-bindings.ts). */
+export interface PrefillAdmissionHooks {
+  /** A request got its slot after `waitSecs` in the queue (0 when it placed on arrival). */
+  onAdmitted?(waitSecs: number): void;
+  onReject?(reason: 'queue_full' | 'queue_timeout'): void;
+  onInflightChange?(workerKey: string, inflight: number): void;
+  /** The worker was removed: drop its series. */
+  onWorkerGone?(workerKey: string): void;
+  onQueuedChange?(queued: number): void;
+}
+
+export interface PrefillAdmissionOptions {
   limit: number;
   queueSize: number;
   queueTimeoutMs: number;
-  pollMs?: number;
+  pollMs?: number | undefined;
+  clock?: Clock | undefined;
+  hooks?: PrefillAdmissionHooks | undefined;
 }
 
 /**
@@ -36,16 +50,6 @@ export interface PrefillSlot extends Lease {
   readonly worker: Worker;
 }
 
-interface Waiter {
-  place: PlaceFn;
-  resolve(slot: PrefillSlot): void;
-  reject(err: unknown): void;
-  /** Leaves the queue, stops the waiter's timer and listener. */
-  cancel(): void;
-  enqueuedAt: number;
-  done: boolean;
-}
-
 export class PrefillAdmission {
   /**
    * Slots held per worker key. Each registration of a key gets its own counter object, and a
@@ -53,27 +57,20 @@ export class PrefillAdmission {
    * the same URL cannot decrement the new registration's count.
    */
   readonly #inflight = new Map<string, { n: number }>();
-  readonly #queue: Waiter[] = [];
+  readonly #opts: PrefillAdmissionOptions;
+  readonly #clock: Clock;
+  readonly #hooks: PrefillAdmissionHooks;
+  readonly #queue: WaitQueue<PrefillSlot>;
+  #registry: WorkerRegistry | undefined;
   #stopPoll: (() => void) | undefined;
   /** EWMA of how long a slot is held, for an honest Retry-After. */
   #holdMs = 1000;
 
-  constructor(
-    private readonly config: PrefillAdmissionConfig,
-    private readonly registry: WorkerRegistry,
-    private readonly metrics: GatewayMetrics,
-    private readonly clock: Clock,
-  ) {
-    const wake = (): void => this.#pump();
-    registry.on('added', wake);
-    registry.on('replaced', wake);
-    registry.on('health', wake);
-    registry.on('removed', (w) => {
-      // A removed worker's count is forgotten; slots still held release into nothing.
-      this.#inflight.delete(w.key);
-      metrics.pdPrefillAdmissionInflight.remove({ worker: w.key });
-      wake();
-    });
+  constructor(opts: PrefillAdmissionOptions) {
+    this.#opts = opts;
+    this.#clock = opts.clock ?? systemClock;
+    this.#hooks = opts.hooks ?? {};
+    this.#queue = new WaitQueue({ clock: this.#clock, onSizeChange: (n) => this.#queued(n) });
   }
 
   inflight(worker: Worker): number {
@@ -81,14 +78,36 @@ export class PrefillAdmission {
   }
 
   get queued(): number {
-    return this.#queue.length;
+    return this.#queue.size;
   }
 
-  readonly #hasRoom = (w: Worker): boolean => this.inflight(w) < this.config.limit;
+  /** Wakes the head on every registry change; forgets a removed worker's count. Returns detach. */
+  attach(registry: WorkerRegistry): () => void {
+    this.#registry = registry;
+    const wake = (): void => this.#queue.pump();
+    const removed = (w: Worker): void => {
+      // A removed worker's count is forgotten; slots still held release into nothing.
+      this.#inflight.delete(w.key);
+      this.#hooks.onWorkerGone?.(w.key);
+      wake();
+    };
+    registry.on('added', wake);
+    registry.on('replaced', wake);
+    registry.on('health', wake);
+    registry.on('removed', removed);
+    return () => {
+      registry.off('added', wake);
+      registry.off('replaced', wake);
+      registry.off('health', wake);
+      registry.off('removed', removed);
+    };
+  }
+
+  readonly #hasRoom = (w: Worker): boolean => this.inflight(w) < this.#opts.limit;
 
   /** Places now when nobody waits and a worker has room; otherwise queues (FIFO). */
   acquire(place: PlaceFn, signal: AbortSignal): Promise<PrefillSlot> {
-    if (this.#queue.length === 0) {
+    if (this.#queue.size === 0) {
       let worker: Worker | undefined;
       try {
         worker = place(this.#hasRoom);
@@ -96,88 +115,48 @@ export class PrefillAdmission {
         return Promise.reject(err instanceof Error ? err : new Error(String(err)));
       }
       if (worker) {
-        this.metrics.pdPrefillAdmissionWait.observe(0);
+        this.#hooks.onAdmitted?.(0);
         return Promise.resolve(this.#reserve(worker));
       }
     }
-    if (this.#queue.length >= this.config.queueSize) {
-      this.metrics.pdPrefillAdmissionRejections.inc({ reason: 'queue_full' });
-      return Promise.reject(
-        this.#reject(
-          'pd_prefill_queue_full',
-          `Prefill admission queue is full (${this.config.queueSize} waiting)`,
-        ),
-      );
+    const { queueSize, queueTimeoutMs } = this.#opts;
+    if (this.#queue.size >= queueSize) {
+      this.#hooks.onReject?.('queue_full');
+      const msg = `Prefill admission queue is full (${queueSize} waiting)`;
+      return Promise.reject(this.#reject('pd_prefill_queue_full', msg));
     }
-    return new Promise<PrefillSlot>((resolve, reject) => {
-      const waiter: Waiter = {
-        place,
-        resolve,
-        reject,
-        cancel: () => finish(),
-        enqueuedAt: this.clock.now(),
-        done: false,
-      };
-      const finish = (): void => {
-        waiter.done = true;
-        this.clock.clearTimer(timer);
-        signal.removeEventListener('abort', onAbort);
-        const i = this.#queue.indexOf(waiter);
-        if (i !== -1) this.#queue.splice(i, 1);
-        this.#gauges();
-      };
-      const timer = this.clock.setTimer(this.config.queueTimeoutMs, () => {
-        finish();
-        this.metrics.pdPrefillAdmissionRejections.inc({ reason: 'queue_timeout' });
-        reject(
-          this.#reject(
-            'pd_prefill_queue_timeout',
-            `No prefill slot within ${this.config.queueTimeoutMs / 1000} s`,
-          ),
-        );
-        this.#pump();
-      });
-      const onAbort = (): void => {
-        finish();
-        reject(
-          signal.reason instanceof Error
-            ? signal.reason
-            : new Error('client left the prefill admission queue'),
-        );
-        this.#pump();
-      };
-      waiter.resolve = (slot) => {
-        finish();
-        this.metrics.pdPrefillAdmissionWait.observe((this.clock.now() - waiter.enqueuedAt) / 1000);
-        resolve(slot);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.#queue.push(waiter);
-      this.#gauges();
-      this.#startPoll();
+    return this.#queue.enqueue({
+      tryGrant: () => {
+        const worker = place(this.#hasRoom);
+        return worker && this.#reserve(worker);
+      },
+      signal,
+      deadlineMs: queueTimeoutMs,
+      timeoutError: () => {
+        this.#hooks.onReject?.('queue_timeout');
+        const msg = `No prefill slot within ${queueTimeoutMs / 1000} s`;
+        return this.#reject('pd_prefill_queue_timeout', msg);
+      },
+      abortError: (reason) =>
+        reason instanceof Error ? reason : new Error('client left the prefill admission queue'),
+      onLeave: (reason, waitedMs) => {
+        if (reason === 'granted') this.#hooks.onAdmitted?.(waitedMs / 1000);
+      },
     });
   }
 
+  /** Fails every waiter with the final `shutting_down` (wait-queue.ts) and stops polling. */
   close(): void {
-    this.#stopPolling();
-    for (const w of [...this.#queue]) {
-      w.cancel();
-      // Final: a retry during shutdown would only queue again.
-      w.reject(new GatewayError('shutting_down', 'gateway is shutting down', { retryable: false }));
-    }
-    this.#queue.length = 0;
-    this.#gauges();
+    this.#queue.close();
   }
 
   /** Honest Retry-After: when, at the observed slot hold time, the queue ahead should clear. */
-  #reject(
-    code: 'pd_prefill_queue_full' | 'pd_prefill_queue_timeout',
-    message: string,
-  ): GatewayError {
-    const workers = Math.max(1, this.registry.ofType('prefill').filter((w) => w.isHealthy).length);
-    const rounds = Math.ceil((this.#queue.length + 1) / (workers * this.config.limit));
+  #reject(code: 'pd_prefill_queue_full' | 'pd_prefill_queue_timeout', msg: string): GatewayError {
+    const prefill = this.#registry?.ofType('prefill') ?? [];
+    const workers = Math.max(1, prefill.filter((w) => w.isHealthy).length);
+    const rounds = Math.ceil((this.#queue.size + 1) / (workers * this.#opts.limit));
     const secs = Math.max(1, Math.ceil((rounds * this.#holdMs) / 1000));
-    return new GatewayError(code, message, {
+    return new GatewayError(code, msg, {
       headers: { 'retry-after': String(secs) },
       retryable: false,
     });
@@ -191,54 +170,41 @@ export class PrefillAdmission {
       this.#inflight.set(key, count);
     }
     count.n += 1;
-    this.metrics.pdPrefillAdmissionInflight.set({ worker: key }, count.n);
-    const taken = this.clock.now();
+    this.#hooks.onInflightChange?.(key, count.n);
+    const taken = this.#clock.now();
     const held = count;
     const l = lease(() => {
       held.n -= 1;
       // A removed registration's series stays removed.
-      if (this.#inflight.get(key) === held)
-        this.metrics.pdPrefillAdmissionInflight.set({ worker: key }, held.n);
-      this.#holdMs = 0.8 * this.#holdMs + 0.2 * (this.clock.now() - taken);
-      this.#pump();
+      if (this.#inflight.get(key) === held) this.#hooks.onInflightChange?.(key, held.n);
+      this.#holdMs = 0.8 * this.#holdMs + 0.2 * (this.#clock.now() - taken);
+      this.#queue.pump();
     });
     return Object.assign(l, { worker });
   }
 
-  /** The head places while it can; the loop ends at the first head that must keep waiting. */
-  #pump(): void {
-    while (this.#queue.length > 0) {
-      const head = this.#queue[0];
-      if (!head || head.done) {
-        this.#queue.shift();
-        continue;
-      }
-      let worker: Worker | undefined;
-      try {
-        worker = head.place(this.#hasRoom);
-      } catch (err) {
-        // This head can never place: fail it and let the next one try.
-        head.cancel();
-        head.reject(err);
-        continue;
-      }
-      if (!worker) break;
-      head.resolve(this.#reserve(worker));
+  /** The queue gauge, and the poll that runs only while someone waits. */
+  #queued(n: number): void {
+    this.#hooks.onQueuedChange?.(n);
+    if (n > 0) {
+      this.#stopPoll ??= every(this.#clock, this.#opts.pollMs ?? 1000, () => this.#queue.pump());
+    } else {
+      this.#stopPoll?.();
+      this.#stopPoll = undefined;
     }
-    this.#gauges();
-    if (this.#queue.length === 0) this.#stopPolling();
   }
+}
 
-  #gauges(): void {
-    this.metrics.pdPrefillAdmissionQueued.set(this.#queue.length);
-  }
-
-  #startPoll(): void {
-    this.#stopPoll ??= every(this.clock, this.config.pollMs ?? 1000, () => this.#pump());
-  }
-
-  #stopPolling(): void {
-    this.#stopPoll?.();
-    this.#stopPoll = undefined;
-  }
+/** `--prefill-max-inflight-requests-per-worker` and its queue; undefined when it is off (0). */
+export function prefillAdmissionFromConfig(
+  config: GatewayConfig,
+  deps: Pick<PrefillAdmissionOptions, 'clock' | 'hooks'> = {},
+): PrefillAdmission | undefined {
+  if (config.prefillMaxInflightRequestsPerWorker <= 0) return undefined;
+  return new PrefillAdmission({
+    limit: config.prefillMaxInflightRequestsPerWorker,
+    queueSize: config.prefillQueueSize,
+    queueTimeoutMs: config.prefillQueueTimeoutSecs * 1000,
+    ...deps,
+  });
 }

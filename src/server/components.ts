@@ -5,11 +5,15 @@
  * shuts down.
  */
 import type { Agent } from 'undici';
-import { ConcurrencyLimiter } from '../admission/concurrency-limiter.js';
-import { PrefillAdmission } from '../admission/prefill-admission.js';
-import { DecodeAdmission } from '../admission/decode-admission.js';
+import { concurrencyLimiterFromConfig } from '../admission/concurrency-limiter.js';
+import type { ConcurrencyLimiter } from '../admission/concurrency-limiter.js';
+import { prefillAdmissionFromConfig } from '../admission/prefill-admission.js';
+import type { PrefillAdmission } from '../admission/prefill-admission.js';
+import { decodeAdmissionFromConfig } from '../admission/decode-admission.js';
+import type { DecodeAdmission } from '../admission/decode-admission.js';
 import type { GatewayConfig } from '../config/schema.js';
 import { modelAliasMap } from '../config/smg-rules.js';
+import { admissionHooks } from './metric-bindings.js';
 import { gaugeChild } from '../observability/label-cache.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { GatewayMetrics } from '../observability/metrics.js';
@@ -91,34 +95,10 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
   const workerDispatcher = guardedWorkerAgent(connectGuard);
   const policyDeps = policyDepsFromConfig(config, { random, clock, metrics, logger });
   const policies = new PolicyRegistry(config.policy, policyDeps, registry);
-  const prefillAdmission =
-    config.prefillMaxInflightRequestsPerWorker > 0
-      ? new PrefillAdmission(
-          {
-            limit: config.prefillMaxInflightRequestsPerWorker,
-            queueSize: config.prefillQueueSize,
-            queueTimeoutMs: config.prefillQueueTimeoutSecs * 1000,
-          },
-          registry,
-          metrics,
-          clock,
-        )
-      : undefined;
-  const pdCapable = config.pdDisaggregation || config.enableIgw;
-  const decodeAdmission =
-    pdCapable && !config.disablePdDecodeAdmission
-      ? new DecodeAdmission({
-          waitSecs: config.pdAdmissionWaitSecs,
-          clock,
-          hooks: {
-            onWait: () => metrics.pdAdmissionWaits.inc(),
-            onShed: (_worker, reason) => metrics.pdAdmissionSheds.inc({ reason }),
-            onClaimedChange: (worker, claimed) =>
-              metrics.pdAdmissionClaimedRooms.set({ worker }, claimed),
-            onWorkerGone: (worker) => metrics.pdAdmissionClaimedRooms.remove({ worker }),
-          },
-        })
-      : undefined;
+  const hooks = admissionHooks(metrics);
+  const prefillAdmission = prefillAdmissionFromConfig(config, { clock, hooks: hooks.prefill });
+  prefillAdmission?.attach(registry);
+  const decodeAdmission = decodeAdmissionFromConfig(config, { clock, hooks: hooks.decode });
   decodeAdmission?.attach(registry);
   const router = routerFromConfig(config, {
     registry,
@@ -157,21 +137,7 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     dispatcher: workerDispatcher,
     policyReadsLoads: policyReadsLoads(config.policy, config),
   });
-  const limiter =
-    config.maxConcurrentRequests > 0
-      ? new ConcurrencyLimiter(
-          {
-            capacity: config.maxConcurrentRequests,
-            queueSize: config.queueSize,
-            queueTimeoutMs: config.queueTimeoutSecs * 1000,
-            // SMG: "Unset or 0 = no refill": the limit is then pure concurrency (permits return when responses end).
-            refillPerSec:
-              config.rateLimitTokensPerSecond === 0 ? undefined : config.rateLimitTokensPerSecond,
-          },
-          metrics,
-          clock,
-        )
-      : undefined;
+  const limiter = concurrencyLimiterFromConfig(config, { clock, hooks: hooks.limiter });
   return {
     config,
     logger,

@@ -105,6 +105,7 @@ export async function startGateway(
     loadMonitor?.stop();
     limiter?.close();
     internals.prefillAdmission?.close();
+    internals.decodeAdmission?.close();
     policies.close();
     front.server.close();
     front.server.closeIdleConnections();

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PrefillAdmission, type PlaceFn } from '../../../src/admission/prefill-admission.js';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { admissionHooks } from '../../../src/server/metric-bindings.js';
 import { GatewayMetrics } from '../../../src/observability/metrics.js';
 import { WorkerRegistry } from '../../../src/workers/registry.js';
 import type { Worker } from '../../../src/workers/worker.js';
@@ -12,12 +13,15 @@ function setup(limit = 1, queueSize = 10, queueTimeoutMs = 60_000, pollMs = 1000
   const metrics = new GatewayMetrics();
   const registry = new WorkerRegistry(metrics);
   const clock = new ManualClock(1_000_000);
-  const admission = new PrefillAdmission(
-    { limit, queueSize, queueTimeoutMs, pollMs },
-    registry,
-    metrics,
+  const admission = new PrefillAdmission({
+    limit,
+    queueSize,
+    queueTimeoutMs,
+    pollMs,
     clock,
-  );
+    hooks: admissionHooks(metrics).prefill,
+  });
+  admission.attach(registry);
   const add = (name: string): Worker => {
     const w = testWorker(name, { type: 'prefill' });
     registry.add(w);
