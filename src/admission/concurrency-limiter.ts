@@ -9,7 +9,7 @@ import { systemClock, type Clock, type Timer } from '@switchyard/kit';
 import type { GatewayConfig } from '../config/schema.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { BACKGROUND } from '../util/every.js';
-import { lease, type Lease } from './lease.js';
+import { lease, type Lease } from '../util/lease.js';
 import { WaitQueue } from './wait-queue.js';
 
 /** Plain callbacks the caller maps to metrics (server/metric-bindings.ts). */

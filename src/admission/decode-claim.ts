@@ -3,7 +3,7 @@
  * whether the request ends, fails, retries or loses its client: a leaked claim would wedge the
  * decode worker for good.
  */
-import type { Lease } from './lease.js';
+import type { Lease } from '../util/lease.js';
 
 /** The rooms one request holds on one decode worker. */
 export interface DecodeClaim extends Lease {
@@ -55,6 +55,10 @@ export class RoomClaim implements DecodeClaim {
     if (this.#released) return;
     this.#released = true;
     this.#return(this.#held);
+  }
+
+  [Symbol.dispose](): void {
+    this.release();
   }
 
   releasePart(n: number): void {

@@ -15,7 +15,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { every } from '../util/every.js';
 import type { WorkerRegistry } from '../workers/registry.js';
 import type { Worker } from '../workers/worker.js';
-import { lease, type Lease } from './lease.js';
+import { lease, type Lease } from '../util/lease.js';
 import { WaitQueue } from './wait-queue.js';
 
 /** Plain callbacks the caller maps to metrics (server/metric-bindings.ts). */

@@ -3,7 +3,7 @@
  * a failure carrying the error the client would see. A leg owns its abort signal and load
  * lease; whoever holds the LegHandle releases them.
  */
-import type { Lease } from '../admission/lease.js';
+import type { Lease } from '../util/lease.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { readAllText, type BodySource } from '../upstream/body-source.js';
 import { classifyTransportError, UpstreamBodyTooLargeError } from '../upstream/errors.js';

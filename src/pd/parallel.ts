@@ -5,7 +5,7 @@
  * frees the room instead of holding it until its own deadline). The partner is then "retired"
  * off the request path: its outcome, bounded in time, still reaches its own breaker and the log.
  */
-import type { Lease } from '../admission/lease.js';
+import type { Lease } from '../util/lease.js';
 import type { Timer } from '@switchyard/kit';
 import { BACKGROUND } from '../util/every.js';
 import type { Answer } from '../routing/answer.js';

@@ -5,7 +5,7 @@
  * to the decode alone. Each leg's outcome is recorded against its own worker only; a leg never
  * contacted records nothing.
  */
-import type { Lease } from '../admission/lease.js';
+import type { Lease } from '../util/lease.js';
 import type { Answer } from '../routing/answer.js';
 import type { RequestContext } from '../routing/request-context.js';
 import type { JsonObject } from '../util/json.js';

@@ -1,11 +1,13 @@
 /**
  * One undici Pool per worker origin. A Pool gives per-worker connection stats and a clean
- * close when the worker leaves; logical workers that share an origin (DP ranks) share a pool.
+ * close when the worker leaves; logical workers that share an origin (DP ranks) share a pool,
+ * each holding a lease on it.
  */
 import type { LookupFunction } from 'node:net';
 import { Pool } from 'undici';
 import type { GatewayConfig } from '../config/schema.js';
 import { MAX_TIMER_MS } from '@switchyard/kit';
+import { lease, type Lease } from '../util/lease.js';
 
 /**
  * The undici keep-alive for `--upstream-pool-idle-timeout-secs`. SMG reads 0 as "keep idle
@@ -42,13 +44,18 @@ interface Entry {
   refs: number;
 }
 
+/** A reference on an origin's pool; the last one released closes the pool. */
+export interface PoolLease extends Lease {
+  readonly pool: Pool;
+}
+
 export class UpstreamPools {
   readonly #entries = new Map<string, Entry>();
 
   constructor(private readonly opts: PoolOptions) {}
 
   /** Takes a reference on the origin's pool, creating it on first use. */
-  acquire(origin: string): Pool {
+  acquire(origin: string): PoolLease {
     let entry = this.#entries.get(origin);
     if (!entry) {
       entry = {
@@ -69,7 +76,11 @@ export class UpstreamPools {
       this.#entries.set(origin, entry);
     }
     entry.refs += 1;
-    return entry.pool;
+    const held = entry;
+    return Object.assign(
+      lease(() => this.#drop(origin, held)),
+      { pool: held.pool },
+    );
   }
 
   get(origin: string): Pool | undefined {
@@ -77,12 +88,11 @@ export class UpstreamPools {
   }
 
   /** Drops a reference; the last one closes the pool after its in-flight requests finish. */
-  release(origin: string): void {
-    const entry = this.#entries.get(origin);
-    if (!entry) return;
+  #drop(origin: string, entry: Entry): void {
     entry.refs -= 1;
     if (entry.refs > 0) return;
-    this.#entries.delete(origin);
+    // Only this entry: a pool made for the origin after closeAll is another one.
+    if (this.#entries.get(origin) === entry) this.#entries.delete(origin);
     entry.pool.close().catch(() => undefined);
   }
 

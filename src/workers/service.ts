@@ -7,6 +7,7 @@ import type { Dispatcher } from 'undici';
 import type { GatewayConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { UpstreamPools } from '../upstream/pools.js';
+import type { Lease } from '../util/lease.js';
 import { sleep, systemClock, type Clock } from '@switchyard/kit';
 import { BACKGROUND } from '../util/every.js';
 import { discoverMetadata, probeHealth } from './discovery/metadata.js';
@@ -97,6 +98,8 @@ export class WorkerService {
   readonly #pendingSpecs = new Map<string, WorkerSpec>();
   readonly #cancel = new Map<string, AbortController>();
   readonly #closing = new AbortController();
+  /** Each registered worker's reference on its origin's connection pool. */
+  readonly #poolLeases = new Map<Worker, Lease>();
 
   constructor(
     private readonly registry: WorkerRegistry,
@@ -187,12 +190,17 @@ export class WorkerService {
       for (const w of group) {
         if (this.registry.get(w.id) !== w) continue;
         this.registry.remove(w.id);
-        this.pools.release(w.origin);
+        this.#releasePool(w);
       }
       this.#setJob(workerId, 'RemoveWorker', url, 'completed', 'Worker removed');
     };
     if (settle === 0) finish();
     else this.clock.setTimer(settle * 1000, finish, BACKGROUND);
+  }
+
+  #releasePool(worker: Worker): void {
+    this.#poolLeases.get(worker)?.release();
+    this.#poolLeases.delete(worker);
   }
 
   /** Stops every pending registration (shutdown). */
@@ -318,9 +326,9 @@ export class WorkerService {
         dpSize,
       });
       const previous = this.registry.get(id);
-      this.pools.acquire(worker.origin);
+      this.#poolLeases.set(worker, this.pools.acquire(worker.origin));
       this.registry.add(worker);
-      if (previous) this.pools.release(previous.origin);
+      if (previous) this.#releasePool(previous);
       // Registration already proved the worker answers: activate it (SMG's final workflow step).
       this.registry.setStatus(worker, 'ready');
     }

@@ -5,7 +5,7 @@
  * written through a setter that tells the routing listener, so the registry's per-model lists
  * of available workers never go stale, whoever writes the field.
  */
-import { lease, type Lease } from '../admission/lease.js';
+import { lease, type Lease } from '../util/lease.js';
 import { systemClock } from '@switchyard/kit';
 import { CircuitBreaker } from './circuit-breaker.js';
 import type { WorkerLoadSnapshot } from './load-snapshot.js';

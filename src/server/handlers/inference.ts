@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ConcurrencyLimiter } from '../../admission/concurrency-limiter.js';
-import type { Lease } from '../../admission/lease.js';
+import type { Lease } from '../../util/lease.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { sendError } from '../../errors/respond.js';
 import type { Endpoint } from '../../routing/endpoint.js';

@@ -1,5 +1,5 @@
 /** Shared fixtures for the policy unit tests: a manual clock, engine reports, metric readers. */
-import type { Lease } from '../../../src/admission/lease.js';
+import type { Lease } from '../../../src/util/lease.js';
 import { GatewayMetrics } from '../../../src/observability/metrics.js';
 import { DEFAULT_POLICY_CONFIG, type PolicyConfig } from '../../../src/policies/policy-config.js';
 import type { PolicyDeps } from '../../../src/policies/registry.js';

@@ -2,7 +2,7 @@
 // and availability change without a scan; checked against a set computed from scratch.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Lease } from '../../../src/admission/lease.js';
+import type { Lease } from '../../../src/util/lease.js';
 import { GatewayMetrics } from '../../../src/observability/metrics.js';
 import { randomIndex, seededRandom } from '@switchyard/kit';
 import { candidateSet } from '../../../src/workers/candidate-set.js';

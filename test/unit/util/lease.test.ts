@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LeaseScope, lease } from '../../../src/admission/lease.js';
+import { lease } from '../../../src/util/lease.js';
 import { Worker } from '../../../src/workers/worker.js';
 
 function worker(): Worker {
@@ -31,48 +31,15 @@ void describe('lease', () => {
     l.release();
     assert.equal(calls, 1);
   });
-});
 
-void describe('LeaseScope', () => {
-  void it('releases every lease it holds, once, however often releaseAll is called', () => {
-    const calls = [0, 0, 0];
-    const scope = new LeaseScope();
-    const leases = calls.map((_, i) =>
-      scope.add(
-        lease(() => {
-          calls[i] = (calls[i] ?? 0) + 1;
-        }),
-      ),
-    );
-    scope.releaseAll();
-    scope.releaseAll();
-    assert.deepEqual(calls, [1, 1, 1]);
-    assert.ok(leases.every((l) => l.released));
-  });
-
-  void it('returns the added lease so it can be released early without a double release', () => {
+  void it('is disposable: disposing releases once, and a released lease disposes to nothing', () => {
     let calls = 0;
-    const scope = new LeaseScope();
-    const l = scope.add(
-      lease(() => {
-        calls += 1;
-      }),
-    );
+    const l = lease(() => (calls += 1));
+    l[Symbol.dispose]();
+    l[Symbol.dispose]();
     l.release();
-    scope.releaseAll();
     assert.equal(calls, 1);
-  });
-
-  void it('releases leases added after an earlier releaseAll on the next one', () => {
-    const scope = new LeaseScope();
-    let first = 0;
-    let second = 0;
-    scope.add(lease(() => (first += 1)));
-    scope.releaseAll();
-    scope.add(lease(() => (second += 1)));
-    scope.releaseAll();
-    assert.equal(first, 1);
-    assert.equal(second, 1);
+    assert.equal(l.released, true);
   });
 });
 
@@ -91,15 +58,20 @@ void describe('Worker.acquireLoad', () => {
     assert.equal(w.load, 0);
   });
 
-  void it('returns to zero when a scope holding its leases is released twice', () => {
+  void it('returns to zero when `using` scopes end, whichever way they end', () => {
     const w = worker();
-    const scope = new LeaseScope();
-    scope.add(w.acquireLoad());
-    const early = scope.add(w.acquireLoad());
-    assert.equal(w.load, 2);
-    early.release();
-    scope.releaseAll();
-    scope.releaseAll();
+    const hold = (fail: boolean): void => {
+      using first = w.acquireLoad();
+      using early = w.acquireLoad();
+      assert.equal(w.load, 2);
+      early.release();
+      assert.equal(w.load, 1);
+      assert.equal(first.released, false);
+      if (fail) throw new Error('boom');
+    };
+    hold(false);
+    assert.equal(w.load, 0);
+    assert.throws(() => hold(true), /boom/);
     assert.equal(w.load, 0);
   });
 
