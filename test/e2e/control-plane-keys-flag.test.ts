@@ -2,7 +2,7 @@
 // binary with exit 2 and one line naming the flag, without ever printing the key.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runMain } from '../helpers/cli.js';
 
 const malformed: [string, string][] = [
   ['too few fields', 'ops:Ops:s3cret-value'],
@@ -10,16 +10,18 @@ const malformed: [string, string][] = [
   ['empty key', 'ops:Ops:admin:'],
 ];
 
-for (const [what, entry] of malformed) {
-  test(`a control-plane key with ${what} exits 2 naming the flag, not the key`, () => {
-    const { status, stderr } = runCli([
+// The first case runs the real binary; the others run the same command table in process.
+for (const [i, [what, entry]] of malformed.entries()) {
+  test(`a control-plane key with ${what} exits 2 naming the flag, not the key`, async () => {
+    const argv = [
       'launch',
       '--port',
       '0',
       '--control-plane-api-keys',
       'good:Good:admin:fine-key',
       entry,
-    ]);
+    ];
+    const { status, stderr } = i === 0 ? runCli(argv) : await runMain(argv);
     assert.equal(status, 2, stderr);
     assert.match(
       stderr,
@@ -29,8 +31,8 @@ for (const [what, entry] of malformed) {
   });
 }
 
-test('a control-plane key equal to --api-key exits 2', () => {
-  const { status, stderr } = runCli([
+test('a control-plane key equal to --api-key exits 2', async () => {
+  const { status, stderr } = await runMain([
     'launch',
     '--port',
     '0',

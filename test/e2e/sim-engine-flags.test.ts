@@ -3,7 +3,7 @@
 // refused with one line and exit 2 instead of being silently ignored.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runCli, startCli } from '../helpers/cli.js';
+import { runCli, runMain, startCli } from '../helpers/cli.js';
 
 for (const [args, pattern] of [
   [
@@ -19,8 +19,11 @@ for (const [args, pattern] of [
     /^error: --ttft-ms has no effect on the realistic engine; it sets the canned engine \(add --engine canned\)\n$/,
   ],
 ] as const) {
-  test(`sim ${args.join(' ')} is refused with exit 2`, () => {
-    const { status, stdout, stderr } = runCli(['sim', '--port', '0', ...args]);
+  test(`sim ${args.join(' ')} is refused with exit 2`, async () => {
+    // The first case runs the real binary; the others run the same command table in process.
+    const argv = ['sim', '--port', '0', ...args];
+    const { status, stdout, stderr } =
+      args[0] === '--prefill-tps' ? runCli(argv) : await runMain(argv);
     assert.equal(status, 2, stderr);
     assert.equal(stdout, '');
     assert.match(stderr, pattern);

@@ -3,11 +3,13 @@
 // typo); `passthrough` is not a leg policy, in SMG either.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runCli, startCli, waitForLog, LOOPBACK_EPHEMERAL } from '../helpers/cli.js';
+import { runCli, runMain, startCli, waitForLog, LOOPBACK_EPHEMERAL } from '../helpers/cli.js';
 
+// '--policy bucket' runs the real binary; the leg flags run the same command table in process.
 for (const flag of ['--policy', '--prefill-policy', '--decode-policy']) {
-  test(`'${flag} bucket' exits 2: the bucket policy is not supported by Switchyard`, () => {
-    const { status, stderr } = runCli(['launch', '--pd-disaggregation', flag, 'bucket']);
+  test(`'${flag} bucket' exits 2: the bucket policy is not supported by Switchyard`, async () => {
+    const argv = ['launch', '--pd-disaggregation', flag, 'bucket'];
+    const { status, stderr } = flag === '--policy' ? runCli(argv) : await runMain(argv);
     assert.equal(status, 2);
     assert.equal(
       stderr,
@@ -16,8 +18,8 @@ for (const flag of ['--policy', '--prefill-policy', '--decode-policy']) {
   });
 }
 
-test("'--prefill-policy passthrough' is not a value SMG offers for a leg", () => {
-  const { status, stderr } = runCli([
+test("'--prefill-policy passthrough' is not a value SMG offers for a leg", async () => {
+  const { status, stderr } = await runMain([
     'launch',
     '--pd-disaggregation',
     '--prefill-policy',

@@ -1,5 +1,6 @@
 /** Runs the built `switchyard` binary as a child process, as a user would. */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { main } from '../../src/cli/main.js';
 import { repoPath } from './repo-root.js';
 
 export const BIN = repoPath('bin', 'switchyard.js');
@@ -22,6 +23,30 @@ export function runCli(
 ): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: timeoutMs });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * Runs the `switchyard` command table in this process, with stdout and stderr captured: what a
+ * refusal test needs (the exit code and the one line), without starting a Node process and
+ * loading the gateway for each case. Each e2e file keeps one case through the real binary.
+ * Only for argv that exits on its own; a launch that starts serving would not return.
+ */
+export async function runMain(
+  args: string[],
+): Promise<{ status: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const out = process.stdout.write.bind(process.stdout);
+  const err = process.stderr.write.bind(process.stderr);
+  process.stdout.write = (chunk: string | Uint8Array): boolean => ((stdout += String(chunk)), true);
+  process.stderr.write = (chunk: string | Uint8Array): boolean => ((stderr += String(chunk)), true);
+  try {
+    const status = await main(args);
+    return { status, stdout, stderr };
+  } finally {
+    process.stdout.write = out;
+    process.stderr.write = err;
+  }
 }
 
 export interface Running {
