@@ -42,6 +42,9 @@ export async function runLaunch(argv: readonly string[]): Promise<number> {
     );
   }
   for (const warning of warnings) logger.warn(warning);
+  // Listen for signals before announcing readiness: a supervisor that sends SIGTERM as soon as it
+  // reads the line must reach the drain, not Node's default of dying at once.
+  const stopSignal = untilSignal(() => process.exit(1));
   logger.info(
     {
       url: gateway.url,
@@ -52,7 +55,7 @@ export async function runLaunch(argv: readonly string[]): Promise<number> {
     },
     'switchyard listening',
   );
-  const signal = await untilSignal(() => process.exit(1));
+  const signal = await stopSignal;
   logger.info({ signal, gracePeriodSecs: config.shutdownGracePeriodSecs }, 'shutting down');
   await gateway.shutdown();
   logger.info('stopped');
