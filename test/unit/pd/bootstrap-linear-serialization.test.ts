@@ -1,6 +1,6 @@
 // Writing the bootstrap rooms into a PD body costs time linear in the batch: a quadratic splice
 // (one pass over the whole body per room) froze the event loop for tens of seconds on one
-// request. Compared as a ratio of two sizes, never against a wall clock.
+// request. Compared as a ratio of two sizes' CPU time, never against a clock.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { planBootstrap, serializeWithBootstrap } from '../../../src/pd/bootstrap.js';
@@ -17,10 +17,16 @@ function fixture(items: number): {
   return { body, plan: planBootstrap('completion', body, 'http://127.0.0.1:30001', 8998) };
 }
 
+/**
+ * CPU time, not wall time: with other test files running on the same cores, a measurement that
+ * lasts milliseconds is often preempted, which wall time counts and CPU time does not.
+ */
 function timeMs(f: ReturnType<typeof fixture>): number {
-  const start = process.hrtime.bigint();
-  for (let rep = 0; rep < 4; rep++) serializeWithBootstrap(f.body, f.plan, { routed_dp_rank: 0 });
-  return Number(process.hrtime.bigint() - start) / 1e6;
+  const start = process.cpuUsage();
+  // Enough repetitions that one measurement lasts milliseconds, not a fraction of a GC pause.
+  for (let rep = 0; rep < 16; rep++) serializeWithBootstrap(f.body, f.plan, { routed_dp_rank: 0 });
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
 }
 
 test('serializing the largest accepted batch is linear in its size', () => {
@@ -36,9 +42,10 @@ test('serializing the largest accepted batch is linear in its size', () => {
     largeMs = Math.min(largeMs, timeMs(large));
   }
   const ratio = largeMs / smallMs;
-  // 4× the items: linear work scales ~4×, quadratic ~16×. The band leaves room for noise.
+  // 4× the items: linear work scales ~4×, quadratic ~16×. The band leaves room for noise (and for
+  // the garbage collector, which a larger body keeps busier than in proportion).
   assert.ok(
-    ratio < 9,
+    ratio < 10,
     `4× the items took ${ratio.toFixed(1)}× the time (small ${smallMs.toFixed(2)} ms, large ${largeMs.toFixed(2)} ms)`,
   );
 });
