@@ -16,10 +16,10 @@ export function ensureBuilt(): void {
   // run-all builds once and tells the benchmarks it starts not to rebuild.
   if (process.env['BENCH_SKIP_BUILD'] === '1') return;
   try {
-    execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
+    execFileSync('npx', ['tsc', '-b', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
   } catch (err) {
     if (!existsSync(`${ROOT}dist/cli/main.js`)) throw err;
-    console.warn('warning: `tsc -p tsconfig.build.json` failed; benchmarking the existing dist/');
+    console.warn('warning: `tsc -b tsconfig.build.json` failed; benchmarking the existing dist/');
   }
 }
 
