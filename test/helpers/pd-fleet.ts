@@ -70,3 +70,30 @@ export async function startPdSetup(opts: PdSetupOptions = {}): Promise<PdSetup> 
     },
   };
 }
+
+/**
+ * A PD setup with prefill admission (one slot per prefill worker) and a known decode window of
+ * 4, so every request holds a prefill slot and a decode room claim that a test can watch come
+ * back. `flags` are added after the admission flag.
+ */
+export function startAdmittedPdSetup(opts: PdSetupOptions = {}): Promise<PdSetup> {
+  return startPdSetup({
+    ...opts,
+    decode: { maxRunningRequests: 4, ...opts.decode },
+    flags: ['--prefill-max-inflight-requests-per-worker', '1', ...(opts.flags ?? [])],
+  });
+}
+
+/** Prefill admission slots held, over every prefill worker; throws if admission is off. */
+export function prefillSlotsHeld(pd: PdSetup): number {
+  const { registry, prefillAdmission } = pd.gateway.internals;
+  if (!prefillAdmission) throw new Error('prefill admission is off in this setup');
+  return registry.ofType('prefill').reduce((n, w) => n + prefillAdmission.inflight(w), 0);
+}
+
+/** Decode rooms claimed, over every decode worker; throws if decode admission is off. */
+export function decodeRoomsClaimed(pd: PdSetup): number {
+  const { registry, decodeAdmission } = pd.gateway.internals;
+  if (!decodeAdmission) throw new Error('decode admission is off in this setup');
+  return registry.ofType('decode').reduce((n, w) => n + decodeAdmission.claimed(w), 0);
+}

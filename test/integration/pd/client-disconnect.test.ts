@@ -5,7 +5,13 @@ import { after, test } from 'node:test';
 import { request } from 'undici';
 import { waitForStats } from '@switchyard/sim/testing';
 import { assertAllReleased, waitFor } from '../../helpers/gateway.js';
-import { startPdSetup, type PdSetup } from '../../helpers/pd-fleet.js';
+import {
+  decodeRoomsClaimed,
+  prefillSlotsHeld,
+  startAdmittedPdSetup,
+  type PdSetup,
+  type PdSetupOptions,
+} from '../../helpers/pd-fleet.js';
 
 const setups: PdSetup[] = [];
 after(async () => {
@@ -13,24 +19,11 @@ after(async () => {
 });
 
 // Prefill admission and a known decode window are on, so the request holds a slot and a claim.
-async function setup(opts: Parameters<typeof startPdSetup>[0]): Promise<PdSetup> {
-  const s = await startPdSetup({
-    ...opts,
-    decode: { maxRunningRequests: 4, ...opts?.decode },
-    flags: ['--prefill-max-inflight-requests-per-worker', '1'],
-  });
+async function setup(opts: PdSetupOptions): Promise<PdSetup> {
+  const s = await startAdmittedPdSetup(opts);
   setups.push(s);
   return s;
 }
-
-const prefillSlots = (pd: PdSetup): number =>
-  pd.gateway.internals.registry
-    .ofType('prefill')
-    .reduce((n, w) => n + (pd.gateway.internals.prefillAdmission?.inflight(w) ?? 0), 0);
-const decodeClaims = (pd: PdSetup): number =>
-  pd.gateway.internals.registry
-    .ofType('decode')
-    .reduce((n, w) => n + (pd.gateway.internals.decodeAdmission?.claimed(w) ?? 0), 0);
 
 async function openStream(pd: PdSetup, ac: AbortController) {
   const res = await request(`${pd.gateway.url}/v1/completions`, {
@@ -57,14 +50,14 @@ test('leaving mid-stream aborts the decode and frees every lease', async () => {
   await it.next();
   const decodeWorker = pd.gateway.internals.registry.ofType('decode')[0];
   assert.equal(decodeWorker?.load, 1);
-  assert.equal(decodeClaims(pd), 1, 'the decode room is claimed while streaming');
+  assert.equal(decodeRoomsClaimed(pd), 1, 'the decode room is claimed while streaming');
   ac.abort();
   const d = pd.decodes[0];
   assert.ok(d);
   const stats = await waitForStats(d, (s) => s.aborted === 1 && s.running === 0, 3000);
   assert.equal(stats.completed, 0);
   await assertAllReleased(pd.gateway);
-  assert.equal(decodeClaims(pd), 0);
+  assert.equal(decodeRoomsClaimed(pd), 0);
 });
 
 test('leaving during the prefill aborts both legs and returns the slot and the claim', async () => {
@@ -73,7 +66,7 @@ test('leaving during the prefill aborts both legs and returns the slot and the c
   const ac = new AbortController();
   const sent = openStream(pd, ac).catch(() => undefined);
   await waitFor(
-    () => prefillSlots(pd) === 1 && decodeClaims(pd) === 1,
+    () => prefillSlotsHeld(pd) === 1 && decodeRoomsClaimed(pd) === 1,
     'the request to hold a prefill slot and a decode claim',
   );
   ac.abort();
@@ -82,6 +75,6 @@ test('leaving during the prefill aborts both legs and returns the slot and the c
   assert.ok(p);
   await waitForStats(p, (s) => s.running === 0, 3000);
   await assertAllReleased(pd.gateway);
-  assert.equal(prefillSlots(pd), 0, 'the prefill slot came back');
-  assert.equal(decodeClaims(pd), 0, 'the decode claim came back');
+  assert.equal(prefillSlotsHeld(pd), 0, 'the prefill slot came back');
+  assert.equal(decodeRoomsClaimed(pd), 0, 'the decode claim came back');
 });

@@ -6,7 +6,14 @@ import { after, test } from 'node:test';
 import { waitForStats } from '@switchyard/sim/testing';
 import { assertAllReleased } from '../../helpers/gateway.js';
 import { assertGatewayError, postJson } from '../../helpers/http.js';
-import { startPdSetup, type PdSetup } from '../../helpers/pd-fleet.js';
+import {
+  decodeRoomsClaimed,
+  prefillSlotsHeld,
+  startAdmittedPdSetup,
+  startPdSetup,
+  type PdSetup,
+  type PdSetupOptions,
+} from '../../helpers/pd-fleet.js';
 
 const setups: PdSetup[] = [];
 after(async () => {
@@ -15,29 +22,14 @@ after(async () => {
 
 // Prefill admission and a known decode window are on, so each request holds a prefill slot and a
 // decode claim that the aborted partner must give back.
-async function setup(opts: Parameters<typeof startPdSetup>[0]): Promise<PdSetup> {
-  const s = await startPdSetup({
+async function setup(opts: PdSetupOptions): Promise<PdSetup> {
+  const s = await startAdmittedPdSetup({
     ...opts,
-    decode: { maxRunningRequests: 4, ...opts?.decode },
-    flags: [
-      '--disable-retries',
-      '--prefill-max-inflight-requests-per-worker',
-      '1',
-      ...(opts?.flags ?? []),
-    ],
+    flags: ['--disable-retries', ...(opts.flags ?? [])],
   });
   setups.push(s);
   return s;
 }
-
-const prefillSlot = (pd: PdSetup): number | undefined => {
-  const w = pd.gateway.internals.registry.ofType('prefill')[0];
-  return w && pd.gateway.internals.prefillAdmission?.inflight(w);
-};
-const decodeClaim = (pd: PdSetup): number | undefined => {
-  const w = pd.gateway.internals.registry.ofType('decode')[0];
-  return w && pd.gateway.internals.decodeAdmission?.claimed(w);
-};
 
 const body = {
   model: 'sim-model',
@@ -72,8 +64,8 @@ test('a prefill error answers at once and the waiting decode room is aborted', a
   assert.equal(pw?.circuit.consecutiveFailures, 1, 'the failed prefill is charged');
   assert.equal(dw?.circuit.consecutiveFailures, 0, 'the aborted decode is not');
   await assertAllReleased(pd.gateway);
-  assert.equal(decodeClaim(pd), 0, "the aborted decode's room claim came back");
-  assert.equal(prefillSlot(pd), 0, 'the prefill slot came back');
+  assert.equal(decodeRoomsClaimed(pd), 0, "the aborted decode's room claim came back");
+  assert.equal(prefillSlotsHeld(pd), 0, 'the prefill slot came back');
 });
 
 test('the mirror: a decode error answers at once and the prefill room is aborted', async () => {
@@ -96,8 +88,8 @@ test('the mirror: a decode error answers at once and the prefill room is aborted
   assert.equal(pd.gateway.internals.registry.ofType('decode')[0]?.circuit.consecutiveFailures, 1);
   assert.equal(pd.gateway.internals.registry.ofType('prefill')[0]?.circuit.consecutiveFailures, 0);
   await assertAllReleased(pd.gateway);
-  assert.equal(prefillSlot(pd), 0, "the aborted prefill's slot came back");
-  assert.equal(decodeClaim(pd), 0, 'the decode room claim came back');
+  assert.equal(prefillSlotsHeld(pd), 0, "the aborted prefill's slot came back");
+  assert.equal(decodeRoomsClaimed(pd), 0, 'the decode room claim came back');
 });
 
 test('a prefill 429 reaches the client as 429, not 500', async () => {
