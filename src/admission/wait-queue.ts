@@ -54,7 +54,7 @@ interface Waiter<T> {
  * going away would only queue again on a retry, and the retry executor must not spin through
  * its backoff while the process drains.
  */
-export function shuttingDown(): GatewayError {
+function shuttingDown(): GatewayError {
   return new GatewayError('shutting_down', 'gateway is shutting down', { retryable: false });
 }
 
