@@ -6,20 +6,22 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 // its own folder and any folder of a lower layer; importing a higher layer, or the other folder
 // of its own layer, fails lint.
 //
-//   util ← errors ← observability ← upstream ← workers ← admission | policies ← routing ← pd
-//        ← config ← server ← cli | compat
+//   util ← errors ← observability ← upstream | engine | tokenizer ← workers ← admission | policies
+//        ← routing ← grpc ← pd ← config ← server ← cli | compat
 //
-// Outside the layers: packages/kit imports nothing from the repository; packages/sim imports only
-// @switchyard/kit and node built-ins; in the gateway only src/cli/** imports @switchyard/sim; only
+// Outside the layers: packages/kit imports nothing from the repository; packages/protos only its
+// gRPC libraries; packages/sim imports only @switchyard/kit, @switchyard/protos, its engine
+// libraries (gRPC, tokenizer, zip) and node built-ins; in the gateway only src/cli/** imports @switchyard/sim; only
 // tests import @switchyard/sim/testing.
 const LAYERS = [
   ['util'],
   ['errors'],
   ['observability'],
-  ['upstream'],
+  ['upstream', 'engine', 'tokenizer'],
   ['workers'],
   ['admission', 'policies'],
   ['routing'],
+  ['grpc'],
   ['pd'],
   ['config'],
   ['server'],
@@ -164,6 +166,22 @@ export default tseslint.config(
     },
   },
   {
+    files: ['packages/protos/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!node:|@grpc/(grpc-js|proto-loader)$|\\./)',
+              message: 'packages/protos imports only the gRPC libraries and node built-ins.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['packages/sim/src/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -171,8 +189,10 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(?!node:|@switchyard/kit$|\\./)',
-              message: 'The simulator imports only @switchyard/kit and node built-ins.',
+              regex:
+                '^(?!node:|@switchyard/(kit|protos)$|@grpc/grpc-js$|@huggingface/tokenizers$|fflate$|\\./)',
+              message:
+                'The simulator imports only @switchyard/kit, @switchyard/protos, its engine libraries and node built-ins.',
             },
           ],
         },
