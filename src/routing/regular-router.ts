@@ -23,12 +23,12 @@ import { outcomeForStatus } from '../workers/circuit-breaker.js';
 import type { WorkerRegistry } from '../workers/registry.js';
 import type { Worker } from '../workers/worker.js';
 import type { Answer, AnswerLease } from './answer.js';
-import { selectInfoFor, type RequestContext } from './request-context.js';
+import type { RequestContext } from './request-context.js';
 import { RETRYABLE_STATUSES, withRetry, type RetryConfig } from './retry.js';
 import type { Router } from './router.js';
 import { retryMetricHooks, routerSeries, withRouterMetrics } from './router-metrics.js';
 import { routerSeriesOf, type RouterSeries } from './router-series.js';
-import { checkOverloadShed } from './overload-shed.js';
+import { selectRegularWorker } from './select-regular.js';
 import { upstreamBodyFor } from './dp-rank.js';
 
 export interface RegularRouterDeps {
@@ -50,32 +50,9 @@ export class RegularRouter implements Router {
 
   constructor(private readonly deps: RegularRouterDeps) {}
 
-  /** Picks a worker for the request or throws the SMG answer for why there is none. */
+  /** Picks an HTTP worker for the request or throws the SMG answer for why there is none. */
   selectWorker(ctx: RequestContext): Worker {
-    const { registry, policies, metrics } = this.deps;
-    const candidates = registry.forModel(ctx.model, 'regular');
-    if (candidates.length === 0) {
-      if (registry.ofType('regular').length === 0) {
-        throw new GatewayError('no_available_workers', 'No workers are registered', {
-          retryable: false,
-        });
-      }
-      throw new GatewayError('model_not_found', `No worker available for model '${ctx.model}'`);
-    }
-    checkOverloadShed(candidates, ctx.model, this.deps.overloadRetryAfterSecs, metrics);
-    const policy = policies.forModel(ctx.model);
-    const worker = policy.select(registry.candidateSet(candidates), selectInfoFor(ctx, 'single'));
-    if (!worker) {
-      // A strict x-smg-target-worker miss will not change on retry within the backoff window.
-      const strict = ctx.targetWorker !== undefined && policy.name === 'consistent_hashing';
-      throw new GatewayError(
-        'no_available_workers',
-        `No available workers for model '${ctx.model}'`,
-        { retryable: !strict },
-      );
-    }
-    routerSeriesOf(metrics).selection('regular', ctx.modelLabel, policy.name).inc();
-    return worker;
+    return selectRegularWorker(this.deps, ctx, 'http');
   }
 
   async route(ctx: RequestContext): Promise<Answer> {

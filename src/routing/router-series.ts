@@ -31,11 +31,19 @@ export class RouterSeries {
   readonly duration: HistogramChild;
   readonly ttft: HistogramChild;
 
-  constructor(metrics: GatewayMetrics, backend: BackendType, model: string, endpoint: string) {
+  constructor(
+    metrics: GatewayMetrics,
+    backend: BackendType,
+    model: string,
+    endpoint: string,
+    connection: string = CONNECTION_HTTP,
+  ) {
+    // SMG's router_type label is the connection mode: "http" or "grpc".
+    const routerType = connection === CONNECTION_HTTP ? ROUTER_TYPE_HTTP : connection;
     this.labels = {
-      router_type: ROUTER_TYPE_HTTP,
+      router_type: routerType,
       backend_type: backend,
-      connection_mode: CONNECTION_HTTP,
+      connection_mode: connection,
       model,
       endpoint,
     };
@@ -49,7 +57,7 @@ export class RouterSeries {
     });
     this.duration = histogramChild(metrics.routerDuration, this.labels);
     this.ttft = histogramChild(metrics.routerTtft, {
-      router_type: ROUTER_TYPE_HTTP,
+      router_type: routerType,
       backend_type: backend,
       model,
       endpoint,
@@ -75,16 +83,21 @@ export class RouterSeriesCache {
   readonly #router = new Map<string, RouterSeries>();
   readonly #pd = new Map<string, PdSeries>();
   readonly #selection = new Map<string, CounterChild>();
-  readonly #upstream = new Map<number, CounterChild>();
+  readonly #upstream = new Map<string, CounterChild>();
 
   constructor(private readonly metrics: GatewayMetrics) {}
 
   /** The request/duration/TTFT series of one backend, model and endpoint. */
-  router(backend: BackendType, model: string, endpoint: string): RouterSeries {
-    const key = `${backend}\u0000${model}\u0000${endpoint}`;
+  router(
+    backend: BackendType,
+    model: string,
+    endpoint: string,
+    connection: string = CONNECTION_HTTP,
+  ): RouterSeries {
+    const key = `${backend}\u0000${model}\u0000${endpoint}\u0000${connection}`;
     let series = this.#router.get(key);
     if (series === undefined) {
-      series = new RouterSeries(this.metrics, backend, model, endpoint);
+      series = new RouterSeries(this.metrics, backend, model, endpoint, connection);
       this.#router.set(key, series);
     }
     return series;
@@ -101,14 +114,19 @@ export class RouterSeriesCache {
     return series;
   }
 
-  /** `smg_worker_selection_total` for one worker type, model and policy. */
-  selection(workerType: string, model: string, policy: string): CounterChild {
-    const key = `${workerType}\u0000${model}\u0000${policy}`;
+  /** `smg_worker_selection_total` for one worker type, model, policy and connection mode. */
+  selection(
+    workerType: string,
+    model: string,
+    policy: string,
+    connection = CONNECTION_HTTP,
+  ): CounterChild {
+    const key = `${workerType}\u0000${model}\u0000${policy}\u0000${connection}`;
     let child = this.#selection.get(key);
     if (child === undefined) {
       child = counterChild(this.metrics.workerSelection, {
         worker_type: workerType,
-        connection_mode: CONNECTION_HTTP,
+        connection_mode: connection,
         model,
         policy,
       });
@@ -118,15 +136,16 @@ export class RouterSeriesCache {
   }
 
   /** `smg_router_upstream_responses_total` for a worker's status (no gateway error code). */
-  upstreamStatus(status: number): CounterChild {
-    let child = this.#upstream.get(status);
+  upstreamStatus(status: number, routerType: string = ROUTER_TYPE_HTTP): CounterChild {
+    const key = `${routerType}\u0000${status}`;
+    let child = this.#upstream.get(key);
     if (child === undefined) {
       child = counterChild(this.metrics.routerUpstreamResponses, {
-        router_type: ROUTER_TYPE_HTTP,
+        router_type: routerType,
         status_code: String(status),
         error_code: '',
       });
-      this.#upstream.set(status, child);
+      this.#upstream.set(key, child);
     }
     return child;
   }
