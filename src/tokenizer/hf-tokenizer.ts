@@ -5,6 +5,7 @@
 import type { ChatTemplate, TemplateSpecialTokens } from './chat-template.js';
 import type { HfTokenizer } from './hf-library.js';
 import type { L0Cache } from './l0-cache.js';
+import { RenderCache } from './render-cache.js';
 import { SequenceStopDecoder } from './stop-decoder.js';
 import {
   ChatTemplateError,
@@ -34,6 +35,8 @@ export class HfModelTokenizer implements ModelTokenizer {
   readonly #template: ChatTemplate | undefined;
   readonly #special: TemplateSpecialTokens;
   readonly #l0: L0Cache | undefined;
+  /** Kept with the L0 cache: both are the exact-match cache of the prompt path. */
+  readonly #renders: RenderCache | undefined;
 
   constructor(parts: HfModelTokenizerParts) {
     this.modelId = parts.modelId;
@@ -41,6 +44,7 @@ export class HfModelTokenizer implements ModelTokenizer {
     this.#tok = parts.tokenizer;
     this.#template = parts.template;
     this.#l0 = parts.l0;
+    this.#renders = parts.l0 === undefined ? undefined : new RenderCache();
     this.eosTokenIds = Object.freeze([...parts.eosTokenIds]);
     // As the Rust crate's get_vocab_size(true): the vocabulary plus added tokens.
     this.vocabSize = parts.tokenizer.get_vocab(true).size;
@@ -106,7 +110,10 @@ export class HfModelTokenizer implements ModelTokenizer {
     if (this.#template === undefined) {
       throw new ChatTemplateError(`model ${this.modelId} has no chat template`);
     }
-    return this.#template.render(input, this.#special);
+    const template = this.#template;
+    if (this.#renders === undefined) return template.render(input, this.#special);
+    // A template that raises is not cached: the error is thrown again on the next call.
+    return this.#renders.render(input, () => template.render(input, this.#special));
   }
 
   stopDecoder(config: StopDecoderConfig): StopDecoder {
