@@ -121,6 +121,19 @@ export class EngineCallError extends Error {
 }
 
 /**
+ * An engine message that is not a valid `GenerateResponse` (neither a chunk nor a complete). It
+ * arrives after the call started, so `beforeStart` is false; the pipeline answers it as a
+ * 502-class failure (the engine, not the gateway, is at fault) rather than by its gRPC code.
+ */
+export class MalformedEngineOutputError extends EngineCallError {
+  constructor(details: string) {
+    // 13 = grpc status INTERNAL, for code that only maps codes to HTTP.
+    super(13, details, false);
+    this.name = 'MalformedEngineOutputError';
+  }
+}
+
+/**
  * One running `Generate`. Iterate it for outputs (a failure is thrown as `EngineCallError`).
  * Unless `markCompleted()` was called, `dispose()` cancels the call and sends the engine's
  * `Abort` (10 s deadline); a deferred call that has yielded nothing yet waits for its first
