@@ -1,0 +1,238 @@
+/**
+ * One running `Generate`: the grpc-js server-streaming call wrapped as a `GenerateCall`
+ * (SMG's `AbortOnDropStream`, `grpc_client/src/abort_on_drop.rs`).
+ *
+ * Listeners go on at construction, so an unconsumed or failed call never leaves an unhandled
+ * 'error'. Messages are queued and the call is paused when the consumer falls behind, so
+ * HTTP/2 flow control pushes back on the engine. The engine's `Abort` RPC, not `cancel()`
+ * alone, is what frees a sequence: the Python servicers may not pass a cancelled stream on to
+ * the scheduler.
+ */
+import { status, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
+import type { Clock, Timer } from '@switchyard/kit';
+import { CONNECT_TIMEOUT_MS } from './channel.js';
+import type { OutputNormaliser } from './normalise.js';
+import { EngineCallError, type EngineOutput, type GenerateCall } from './types.js';
+
+/** SMG's `DEFERRED_ABORT_MAX_WAIT`: how long a deferred abort waits for the first item. */
+export const DEFERRED_ABORT_MAX_WAIT_MS = 30_000;
+
+/** Queued messages at which the call is paused, and below which it resumes. */
+const HIGH_WATER = 32;
+const LOW_WATER = 8;
+
+export interface GenerateCallDeps {
+  clock: Clock;
+  /** Sends the engine's `Abort` for this request; fire and forget (the client logs failures). */
+  abort: () => void;
+  /** Whether the client's channel has connected, for the connect timeout. */
+  isConnected: () => boolean;
+}
+
+type Claim = 'open' | 'completed' | 'aborting';
+
+export class GrpcGenerateCall implements GenerateCall {
+  readonly started: Promise<void>;
+  readonly #call: ClientReadableStream<unknown>;
+  readonly #normaliser: OutputNormaliser;
+  readonly #deps: GenerateCallDeps;
+  readonly #queue: unknown[] = [];
+  #resolveStarted!: () => void;
+  #rejectStarted!: (e: EngineCallError) => void;
+  #isStarted = false;
+  /** A message, the end or an error arrived: the engine has answered with an item. */
+  #received = false;
+  #ended = false;
+  #error: EngineCallError | undefined;
+  #iterationDone = false;
+  #paused = false;
+  #wake: (() => void) | undefined;
+  /** markCompleted and dispose's abort claim this once; whichever comes first wins. */
+  #claim: Claim = 'open';
+  #deferred = false;
+  #disposed = false;
+  #abortPending = false;
+  #deferTimer: Timer | undefined;
+  #connectTimer: Timer | undefined;
+
+  constructor(
+    readonly requestId: string,
+    call: ClientReadableStream<unknown>,
+    normaliser: OutputNormaliser,
+    deps: GenerateCallDeps,
+  ) {
+    this.#call = call;
+    this.#normaliser = normaliser;
+    this.#deps = deps;
+    this.started = new Promise<void>((resolve, reject) => {
+      this.#resolveStarted = resolve;
+      this.#rejectStarted = reject;
+    });
+    // A caller that only iterates need not await `started`; its rejection is not unhandled.
+    this.started.catch(() => undefined);
+    call.on('metadata', () => this.#markStarted());
+    call.on('data', (message: unknown) => this.#onData(message));
+    call.on('error', (err: ServiceError) => this.#onError(err));
+    call.on('end', () => this.#onEnd());
+    this.#connectTimer = deps.clock.setTimer(CONNECT_TIMEOUT_MS, () => this.#onConnectTimeout(), {
+      keepAlive: false,
+    });
+  }
+
+  markCompleted(): void {
+    if (this.#claim === 'open') this.#claim = 'completed';
+  }
+
+  deferAbortUntilFirstItem(): this {
+    this.#deferred = true;
+    return this;
+  }
+
+  /**
+   * Ends the call. Completed: cancel quietly. Deferred with no item yet: keep the call until its
+   * first message, end or error (at most 30 s) so a PD decode leg is not torn down while its
+   * prefill is still writing KV, then cancel and abort. Otherwise cancel and abort at once.
+   */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#queue.length = 0;
+    this.#deps.clock.clearTimer(this.#connectTimer);
+    this.#notify();
+    if (this.#claim === 'completed') {
+      this.#call.cancel();
+      return;
+    }
+    this.#claim = 'aborting';
+    if (this.#deferred && !this.#received) {
+      this.#abortPending = true;
+      this.#deferTimer = this.#deps.clock.setTimer(
+        DEFERRED_ABORT_MAX_WAIT_MS,
+        () => this.#abortNow(),
+        { keepAlive: false },
+      );
+      return;
+    }
+    this.#abortNow();
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<EngineOutput> {
+    return {
+      next: () => this.#next(),
+      return: () => {
+        // Leaving a for-await loop ends iteration; aborting stays the owner's dispose().
+        this.#iterationDone = true;
+        return Promise.resolve({ done: true, value: undefined });
+      },
+    };
+  }
+
+  async #next(): Promise<IteratorResult<EngineOutput>> {
+    for (;;) {
+      if (this.#disposed || this.#iterationDone) return { done: true, value: undefined };
+      if (this.#queue.length > 0) {
+        const message = this.#queue.shift();
+        if (this.#paused && this.#queue.length <= LOW_WATER) {
+          this.#paused = false;
+          this.#call.resume();
+        }
+        try {
+          return { done: false, value: this.#normaliser.normalise(message) };
+        } catch (err) {
+          this.#iterationDone = true;
+          throw err;
+        }
+      }
+      if (this.#error !== undefined) {
+        this.#iterationDone = true;
+        throw this.#error;
+      }
+      if (this.#ended) {
+        this.#iterationDone = true;
+        return { done: true, value: undefined };
+      }
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+    }
+  }
+
+  #onData(message: unknown): void {
+    this.#markStarted();
+    this.#received = true;
+    if (this.#disposed) {
+      this.#fireDeferredAbort();
+      return;
+    }
+    this.#queue.push(message);
+    if (!this.#paused && this.#queue.length >= HIGH_WATER) {
+      this.#paused = true;
+      this.#call.pause();
+    }
+    this.#notify();
+  }
+
+  #onError(err: ServiceError): void {
+    this.#received = true;
+    if (this.#error === undefined && !this.#disposed) {
+      this.#error = new EngineCallError(err.code, err.details, !this.#isStarted);
+      if (!this.#isStarted) this.#rejectStarted(this.#error);
+    } else if (!this.#isStarted) {
+      this.#rejectStarted(new EngineCallError(err.code, err.details, true));
+    }
+    this.#isStarted = true;
+    this.#deps.clock.clearTimer(this.#connectTimer);
+    this.#notify();
+    this.#fireDeferredAbort();
+  }
+
+  #onEnd(): void {
+    // A clean end means the engine answered, headers included.
+    this.#markStarted();
+    this.#received = true;
+    this.#ended = true;
+    this.#notify();
+    this.#fireDeferredAbort();
+  }
+
+  #markStarted(): void {
+    if (this.#isStarted) return;
+    this.#isStarted = true;
+    this.#deps.clock.clearTimer(this.#connectTimer);
+    this.#resolveStarted();
+  }
+
+  /** The channel never connected: fail the call as a transport failure, before it started. */
+  #onConnectTimeout(): void {
+    if (this.#isStarted || this.#received || this.#deps.isConnected()) return;
+    const error = new EngineCallError(
+      status.UNAVAILABLE,
+      `engine did not accept a connection within ${CONNECT_TIMEOUT_MS} ms`,
+      true,
+    );
+    this.#error = error;
+    this.#isStarted = true;
+    this.#rejectStarted(error);
+    this.#call.cancel();
+    this.#notify();
+  }
+
+  #fireDeferredAbort(): void {
+    if (this.#abortPending) this.#abortNow();
+  }
+
+  #abortNow(): void {
+    this.#abortPending = false;
+    this.#deps.clock.clearTimer(this.#deferTimer);
+    this.#call.cancel();
+    this.#deps.abort();
+  }
+
+  #notify(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+}

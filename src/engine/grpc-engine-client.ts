@@ -1,0 +1,152 @@
+/**
+ * The `EngineClient` over one grpc-js channel. The runtime's differences live in
+ * `RUNTIME_PROFILES` (request builder, abort shape, count style); the RPCs here are the same for
+ * all three services.
+ */
+import * as grpc from '@grpc/grpc-js';
+import type { Clock } from '@switchyard/kit';
+import { engineService, type EngineRuntime } from '@switchyard/protos';
+import type { Logger } from '../observability/logger.js';
+import { CHANNEL_OPTIONS } from './channel.js';
+import { GrpcGenerateCall } from './generate-call.js';
+import { LOADS_INCLUDE, normaliseLoads, type WireLoadsResponse } from './loads.js';
+import { OutputNormaliser } from './normalise.js';
+import { RUNTIME_PROFILES, type RuntimeProfile } from './runtime-profile.js';
+import { structToJson } from './struct.js';
+import { collectTokenizerBundle } from './tokenizer-download.js';
+import {
+  EngineCallError,
+  type EngineClient,
+  type EngineLoad,
+  type GenerateCall,
+  type GenerateInput,
+  type HealthReport,
+  type TokenizerBundle,
+} from './types.js';
+
+/** SMG's `ABORT_RPC_DEADLINE`: a wedged engine must not pile up abort calls. */
+export const ABORT_DEADLINE_MS = 10_000;
+/** The reason SMG's drop-abort sends (SGLang and TokenSpeed; vLLM's Abort has no reason). */
+export const DROP_ABORT_REASON = 'Stream dropped';
+
+type UnaryCallback = (err: grpc.ServiceError | null, response?: unknown) => void;
+type UnaryMethod = (req: object, options: grpc.CallOptions, cb: UnaryCallback) => unknown;
+type StreamMethod = (req: object, options: grpc.CallOptions) => grpc.ClientReadableStream<unknown>;
+
+/** GetServerInfoResponse fields that are google.protobuf.Struct (SGLang, TokenSpeed). */
+const STRUCT_FIELDS = ['server_args', 'scheduler_info'];
+
+export interface EngineClientDeps {
+  clock: Clock;
+  logger: Logger;
+}
+
+export class GrpcEngineClient implements EngineClient {
+  readonly #stub: grpc.Client;
+  readonly #profile: RuntimeProfile;
+  readonly #deps: EngineClientDeps;
+
+  constructor(
+    readonly runtime: EngineRuntime,
+    readonly target: string,
+    credentials: grpc.ChannelCredentials,
+    deps: EngineClientDeps,
+  ) {
+    const Stub = engineService(runtime);
+    this.#stub = new Stub(target, credentials, CHANNEL_OPTIONS);
+    this.#profile = RUNTIME_PROFILES[runtime];
+    this.#deps = deps;
+  }
+
+  generate(input: GenerateInput): GenerateCall {
+    const request = this.#profile.buildGenerate(input);
+    // No deadline: SMG sets none on Generate (a long generation is not a failure).
+    const call = this.#streamMethod('Generate').call(this.#stub, request, {});
+    const channel = this.#stub.getChannel();
+    return new GrpcGenerateCall(
+      input.requestId,
+      call,
+      new OutputNormaliser(this.#profile.deltaCounts),
+      {
+        clock: this.#deps.clock,
+        abort: () => this.#abortOnDrop(input.requestId),
+        isConnected: () => channel.getConnectivityState(false) === grpc.connectivityState.READY,
+      },
+    );
+  }
+
+  /** The engine's Abort under a 10 s deadline; rejects with `EngineCallError` on failure. */
+  async abort(requestId: string, reason: string): Promise<void> {
+    await this.#unary('Abort', this.#profile.abortRequest(requestId, reason), ABORT_DEADLINE_MS);
+  }
+
+  /** Rejects with `EngineCallError` when the RPC fails; the caller decides what that means. */
+  async healthCheck(timeoutMs: number): Promise<HealthReport> {
+    const res = (await this.#unary('HealthCheck', {}, timeoutMs)) as {
+      healthy?: boolean;
+      message?: string;
+    };
+    return { healthy: res.healthy ?? false, message: res.message ?? '' };
+  }
+
+  async getModelInfo(timeoutMs: number): Promise<Record<string, unknown>> {
+    return { ...((await this.#unary('GetModelInfo', {}, timeoutMs)) as object) };
+  }
+
+  /** Structs become plain objects; `start_time` (a Timestamp) stays `{seconds, nanos}`. */
+  async getServerInfo(timeoutMs: number): Promise<Record<string, unknown>> {
+    const res = { ...((await this.#unary('GetServerInfo', {}, timeoutMs)) as object) } as Record<
+      string,
+      unknown
+    >;
+    for (const key of STRUCT_FIELDS) {
+      const value = res[key];
+      if (typeof value === 'object' && value !== null) res[key] = structToJson(value);
+    }
+    return res;
+  }
+
+  async getLoads(timeoutMs: number): Promise<EngineLoad[]> {
+    const res = await this.#unary('GetLoads', { include: [...LOADS_INCLUDE] }, timeoutMs);
+    return normaliseLoads(res as WireLoadsResponse);
+  }
+
+  /** The whole stream, handshake included, runs under `timeoutMs`. */
+  getTokenizer(timeoutMs: number): Promise<TokenizerBundle> {
+    const stream = this.#streamMethod('GetTokenizer').call(
+      this.#stub,
+      {},
+      {
+        deadline: Date.now() + timeoutMs,
+      },
+    );
+    return collectTokenizerBundle(stream);
+  }
+
+  close(): void {
+    this.#stub.close();
+  }
+
+  #abortOnDrop(requestId: string): void {
+    this.abort(requestId, DROP_ABORT_REASON).catch((err: unknown) => {
+      this.#deps.logger.warn(
+        { err, requestId, target: this.target, runtime: this.runtime },
+        'engine abort failed',
+      );
+    });
+  }
+
+  #unary(method: string, request: object, timeoutMs: number): Promise<unknown> {
+    const fn = (this.#stub as unknown as Record<string, UnaryMethod>)[method] as UnaryMethod;
+    return new Promise((resolve, reject) => {
+      fn.call(this.#stub, request, { deadline: Date.now() + timeoutMs }, (err, response) => {
+        if (err) reject(new EngineCallError(err.code, err.details, true));
+        else resolve(response ?? {});
+      });
+    });
+  }
+
+  #streamMethod(method: string): StreamMethod {
+    return (this.#stub as unknown as Record<string, StreamMethod>)[method] as StreamMethod;
+  }
+}
