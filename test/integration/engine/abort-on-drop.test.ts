@@ -1,0 +1,174 @@
+// SMG's abort-on-drop cases (reference §5.2, grpc_client/tests/abort_on_drop_deferred.rs) against
+// a real grpc-js server that records each Abort and lets the test decide when the first item
+// goes out. "No abort yet" is checked after a HealthCheck round trip on the same channel, and
+// the deferral cap on a ManualClock, so nothing sleeps.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import * as grpc from '@grpc/grpc-js';
+import { ManualClock } from '@switchyard/kit';
+import type { EngineRuntime } from '@switchyard/protos';
+import { connectEngine } from '../../../src/engine/connect.js';
+import type { EngineClient, GenerateInput } from '../../../src/engine/types.js';
+import { silentLogger } from '../../../src/observability/logger.js';
+import { waitFor } from '../../helpers/wait-for.js';
+import { startEngineServer, unary } from './engine-server.js';
+
+type StreamCall = grpc.ServerWritableStream<Record<string, unknown>, unknown>;
+
+interface Rig {
+  client: EngineClient;
+  clock: ManualClock;
+  aborts: Record<string, unknown>[];
+  /** The server side of each Generate, in arrival order. */
+  streams: StreamCall[];
+  /** A HealthCheck round trip: anything the client sent before it has reached the server. */
+  roundTrip(): Promise<void>;
+}
+
+const closers: (() => void)[] = [];
+after(() => closers.forEach((close) => close()));
+
+async function rig(runtime: EngineRuntime): Promise<Rig> {
+  const aborts: Record<string, unknown>[] = [];
+  const streams: StreamCall[] = [];
+  const abortResponse = runtime === 'vllm' ? {} : { success: true };
+  const server = await startEngineServer({
+    [runtime]: {
+      Generate: (call: StreamCall) => {
+        streams.push(call);
+        call.on('cancelled', () => undefined);
+      },
+      Abort: unary(abortResponse, aborts),
+      HealthCheck: unary({ healthy: true }),
+    },
+  });
+  const clock = new ManualClock();
+  const client = connectEngine(server.url, runtime, { clock, logger: silentLogger() });
+  closers.push(
+    () => client.close(),
+    () => server.close(),
+  );
+  return {
+    client,
+    clock,
+    aborts,
+    streams,
+    roundTrip: async () => void (await client.healthCheck(5_000)),
+  };
+}
+
+function request(id: string): GenerateInput {
+  return {
+    kind: 'chat',
+    requestId: id,
+    inputIds: [1],
+    originalText: 'a',
+    stream: true,
+    sampling: {
+      stop: [],
+      stopTokenIds: [],
+      ignoreEos: false,
+      noStopTrim: false,
+      n: 1,
+      skipSpecialTokens: true,
+      spacesBetweenSpecialTokens: true,
+    },
+  };
+}
+
+const CHUNK = { request_id: 'x', chunk: { token_ids: [7], completion_tokens: 1 } };
+
+test('default mode: dropping a call aborts it at once with "Stream dropped"', async () => {
+  const r = await rig('sglang');
+  const call = r.client.generate(request('drop-1'));
+  await waitFor(() => r.streams.length === 1, 'the Generate to arrive');
+  call.dispose();
+  await waitFor(() => r.aborts.length === 1, 'the Abort');
+  assert.deepEqual(r.aborts, [{ request_id: 'drop-1', reason: 'Stream dropped' }]);
+});
+
+test('vLLM drop-abort sends request_ids: [id] and no reason', async () => {
+  const r = await rig('vllm');
+  const call = r.client.generate(request('drop-v'));
+  await waitFor(() => r.streams.length === 1, 'the Generate to arrive');
+  call.dispose();
+  await waitFor(() => r.aborts.length === 1, 'the Abort');
+  assert.deepEqual(r.aborts, [{ request_ids: ['drop-v'] }]);
+});
+
+test('deferred: no abort while no item was sent; the first item releases it', async () => {
+  const r = await rig('sglang');
+  const call = r.client.generate(request('defer-1')).deferAbortUntilFirstItem();
+  await waitFor(() => r.streams.length === 1, 'the Generate to arrive');
+  call.dispose();
+  await r.clock.settle(29_000);
+  await r.roundTrip();
+  assert.deepEqual(r.aborts, [], 'no abort before the first item');
+  r.streams[0]!.write(CHUNK);
+  await waitFor(() => r.aborts.length === 1, 'the Abort after the first item');
+  assert.deepEqual(r.aborts, [{ request_id: 'defer-1', reason: 'Stream dropped' }]);
+});
+
+test('deferred: the wait is capped at 30 s', async () => {
+  const r = await rig('tokenspeed');
+  const call = r.client.generate(request('defer-cap')).deferAbortUntilFirstItem();
+  await waitFor(() => r.streams.length === 1, 'the Generate to arrive');
+  call.dispose();
+  await r.clock.settle(29_999);
+  await r.roundTrip();
+  assert.deepEqual(r.aborts, []);
+  await r.clock.settle(1);
+  await waitFor(() => r.aborts.length === 1, 'the Abort at the cap');
+  assert.deepEqual(r.aborts, [{ request_id: 'defer-cap', reason: 'Stream dropped' }]);
+});
+
+test('deferred: an item already consumed makes the abort immediate', async () => {
+  const r = await rig('sglang');
+  const call = r.client.generate(request('defer-2')).deferAbortUntilFirstItem();
+  await waitFor(() => r.streams.length === 1, 'the Generate to arrive');
+  r.streams[0]!.write(CHUNK);
+  const first = await call[Symbol.asyncIterator]().next();
+  assert.equal(first.done, false);
+  call.dispose();
+  await waitFor(() => r.aborts.length === 1, 'the Abort');
+});
+
+test('markCompleted suppresses the abort, deferred or not', async () => {
+  const r = await rig('sglang');
+  const plain = r.client.generate(request('done-1'));
+  const deferred = r.client.generate(request('done-2')).deferAbortUntilFirstItem();
+  await waitFor(() => r.streams.length === 2, 'both Generates to arrive');
+  for (const call of [plain, deferred]) {
+    call.markCompleted();
+    call.dispose();
+  }
+  await r.clock.settle(30_000);
+  await r.roundTrip();
+  assert.deepEqual(r.aborts, []);
+  await waitFor(
+    () => r.streams.every((s) => s.cancelled),
+    'the completed calls to be cancelled quietly',
+  );
+});
+
+test('a started call dropped mid-stream aborts, and iterating after dispose ends', async () => {
+  const r = await rig('sglang');
+  const call = r.client.generate(request('fail-1'));
+  await waitFor(() => r.streams.length === 1, 'the Generate to arrive');
+  r.streams[0]!.write(CHUNK);
+  await call.started;
+  call.dispose();
+  await waitFor(() => r.aborts.length === 1, 'the Abort');
+  const after = await call[Symbol.asyncIterator]().next();
+  assert.equal(after.done, true);
+});
+
+test('an unconsumed call that fails before start leaves no unhandled rejection', async () => {
+  const r = await rig('sglang');
+  const call = r.client.generate(request('ignored'));
+  await waitFor(() => r.streams.length === 1, 'the Generate to arrive');
+  r.streams[0]!.emit('error', { code: grpc.status.UNAVAILABLE, details: 'down' });
+  await r.roundTrip();
+  call.dispose();
+  await waitFor(() => r.aborts.length === 1, 'the Abort');
+});
