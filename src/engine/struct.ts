@@ -2,15 +2,19 @@
  * google.protobuf.Struct, as proto-loader decodes it (`{fields: {k: Value}}`, each Value naming
  * its member in the `kind` oneof), → plain JSON. SGLang and TokenSpeed report `server_args` and
  * `scheduler_info` this way; the worker labels want ordinary objects.
+ *
+ * The Value members are camelCase (`numberValue`, not `number_value`) despite keepCase:
+ * proto-loader takes the well-known types from protobufjs's bundled descriptors, which are
+ * written that way. A server building a Struct must use the same names.
  */
 export interface WireValue {
   kind?: string;
-  null_value?: unknown;
-  number_value?: number;
-  string_value?: string;
-  bool_value?: boolean;
-  struct_value?: WireStruct;
-  list_value?: { values?: WireValue[] };
+  nullValue?: unknown;
+  numberValue?: number;
+  stringValue?: string;
+  boolValue?: boolean;
+  structValue?: WireStruct;
+  listValue?: { values?: WireValue[] };
 }
 
 export interface WireStruct {
@@ -26,19 +30,19 @@ export function structToJson(s: WireStruct): { [key: string]: Json } {
 }
 
 export function valueToJson(v: WireValue): Json {
-  switch (v.kind ?? 'null_value') {
-    case 'number_value':
-      return v.number_value ?? 0;
-    case 'string_value':
-      return v.string_value ?? '';
-    case 'bool_value':
-      return v.bool_value ?? false;
-    case 'struct_value':
-      return structToJson(v.struct_value ?? {});
-    case 'list_value':
-      return (v.list_value?.values ?? []).map(valueToJson);
+  switch (v.kind ?? 'nullValue') {
+    case 'numberValue':
+      return v.numberValue ?? 0;
+    case 'stringValue':
+      return v.stringValue ?? '';
+    case 'boolValue':
+      return v.boolValue ?? false;
+    case 'structValue':
+      return structToJson(v.structValue ?? {});
+    case 'listValue':
+      return (v.listValue?.values ?? []).map(valueToJson);
     default:
-      // null_value, or a Value with no member set: both read as JSON null.
+      // nullValue, or a Value with no member set: both read as JSON null.
       return null;
   }
 }
