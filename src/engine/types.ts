@@ -1,8 +1,8 @@
 /**
- * The one interface the gateway uses to talk to a gRPC engine, whatever its runtime. Each
- * runtime's client (sglang-client.ts, vllm-client.ts, tokenspeed-client.ts) turns these plain
- * values into its own proto messages and its responses back into `EngineOutput`, so the pipeline
- * never sees a runtime's field numbering, its abort shape or its token-count style.
+ * The one interface the gateway uses to talk to a gRPC engine, whatever its runtime. One client
+ * (grpc-engine-client.ts) serves all three through a per-runtime profile (runtime-profile.ts:
+ * the request builder, the abort shape, the token-count style), so the pipeline never sees a
+ * runtime's field numbering, its abort shape or its token-count style.
  */
 import type { EngineRuntime } from '@switchyard/protos';
 
