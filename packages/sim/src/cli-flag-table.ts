@@ -1,46 +1,24 @@
 // The flag table of `switchyard sim`: every flag, its type and range, the SimWorkerOptions or
 // SimFaults field it sets, and its help line. The flags are kit FlagSpecs, parsed and rendered into
 // the usage text by the same code as the gateway's; the fields after them are the simulator's own.
-import { MAX_TIMER_MS, MAX_TIMER_SECS, type FlagSpec } from '@switchyard/kit';
-import type { SimEngineKind, SimFaults, SimWorkerOptions } from './options.js';
+// The gRPC-only flags are in cli-grpc-flags.ts.
+import { MAX_TIMER_MS, MAX_TIMER_SECS } from '@switchyard/kit';
 import { SIM_ENGINES, SIM_KV_CONNECTORS, SIM_ROLES, SIM_RUNTIMES } from './options.js';
+import type { SimFlagSpec } from './cli-flag-kit.js';
+import { fault, flag, opt, range, TRUE_FALSE } from './cli-flag-kit.js';
+import { SIM_GRPC_FAULT_FLAGS, SIM_GRPC_FLAGS } from './cli-grpc-flags.js';
 
-export interface SimFlagSpec extends FlagSpec {
-  /** Target field: a worker option or a fault; none for fleet-level settings (--port, --count). */
-  readonly to?: { option: keyof SimWorkerOptions } | { fault: keyof SimFaults };
-  /** The one engine this flag has an effect on; on the other one it is refused. */
-  readonly engine?: SimEngineKind;
-}
-
-/** Choices of an enum flag whose value is a boolean (`--prefix-cache false`). */
-export const TRUE_FALSE: readonly string[] = ['true', 'false'];
-
-const opt = (option: keyof SimWorkerOptions) => ({ option });
-const fault = (f: keyof SimFaults) => ({ fault: f });
-
-/** The value is read back under the flag's own name, so `key` is the name. */
-const flag = (name: string, spec: Omit<SimFlagSpec, 'name' | 'key'>): SimFlagSpec => ({
-  name,
-  key: name,
-  ...spec,
-});
-
-/** A numeric range as a kit `check`; runs after the kind has checked the value is a number. */
-function range(min: number, max?: number): (value: string) => string | undefined {
-  const rule = max === undefined ? `>= ${min}` : `in [${min}, ${max}]`;
-  return (value) => {
-    const n = Number(value);
-    return n < min || (max !== undefined && n > max) ? `expects a value ${rule}` : undefined;
-  };
-}
+export type { SimFlagSpec } from './cli-flag-kit.js';
+export { TRUE_FALSE } from './cli-flag-kit.js';
 
 export const SIM_FLAGS: readonly SimFlagSpec[] = [
   flag('runtime', {
     kind: 'enum',
     choices: SIM_RUNTIMES,
     to: opt('runtime'),
-    help: 'HTTP surface to imitate (default sglang)',
+    help: 'engine to imitate (default sglang)',
   }),
+  ...SIM_GRPC_FLAGS,
   flag('engine', {
     kind: 'enum',
     choices: SIM_ENGINES,
@@ -320,5 +298,6 @@ export const SIM_FLAGS: readonly SimFlagSpec[] = [
     to: fault('maxFires'),
     help: 'fault: request faults clear after N fires',
   }),
+  ...SIM_GRPC_FAULT_FLAGS,
   flag('help', { kind: 'bool', help: 'print this help' }),
 ];

@@ -40,6 +40,20 @@ export function checkEngineFlags(values: FlagValues): void {
   }
 }
 
+/**
+ * Refuses a gRPC-only flag (`--tokenizer-dir`, `--answer-text`, the gRPC faults) on HTTP
+ * workers, where it would silently do nothing. With a fleet file the flags are defaults, and
+ * the file may make some groups gRPC, so they are not checked there.
+ */
+export function checkProtocolFlags(values: FlagValues): void {
+  if (values['protocol'] === 'grpc') return;
+  for (const name of Object.keys(values)) {
+    if (BY_NAME.get(name)?.grpcOnly === true) {
+      throw new UsageError(`--${name} applies to gRPC workers only (add --protocol grpc)`);
+    }
+  }
+}
+
 /** Worker options (faults included) from the flags that map onto them. */
 export function toWorkerOptions(values: FlagValues): SimWorkerOptions {
   const opts: Record<string, unknown> = {};

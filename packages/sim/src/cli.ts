@@ -5,7 +5,13 @@ import type { SimFleet, SimFleetSpec } from './fleet-spec.js';
 import type { SimWorker } from './options.js';
 import { UsageError } from '@switchyard/kit';
 import type { FlagValues } from './cli-flags.js';
-import { checkEngineFlags, parseSimFlags, toWorkerOptions, usage } from './cli-flags.js';
+import {
+  checkEngineFlags,
+  checkProtocolFlags,
+  parseSimFlags,
+  toWorkerOptions,
+  usage,
+} from './cli-flags.js';
 import { loadSimFleetFile, startSimFleetFromSpec } from './fleet-spec.js';
 
 /** Where the command writes and what stops it; tests inject these, the CLI uses the process. */
@@ -24,6 +30,7 @@ async function fleetSpec(values: FlagValues): Promise<SimFleetSpec> {
   if (file === undefined) {
     // With --fleet the flags are defaults for workers that may run either engine.
     checkEngineFlags(values);
+    checkProtocolFlags(values);
     return {
       basePort: port ?? 31_000,
       workers: [{ ...opts, count: (values['count'] as number | undefined) ?? 1 }],
@@ -41,7 +48,11 @@ async function fleetSpec(values: FlagValues): Promise<SimFleetSpec> {
 
 function describe(w: SimWorker): string {
   // The default worker keeps v1's exact line; anything else names its role and engine.
-  const extra = [w.role === 'regular' ? '' : w.role, w.engine === 'canned' ? '' : w.engine]
+  const extra = [
+    w.protocol === 'grpc' ? 'grpc' : '',
+    w.role === 'regular' ? '' : w.role,
+    w.engine === 'canned' ? '' : w.engine,
+  ]
     .filter((s) => s !== '')
     .map((s) => `, ${s}`)
     .join('');

@@ -22,7 +22,28 @@ const FAULT_KEYS: ReadonlySet<string> = new Set([
   'slowdown',
   'durationMs',
   'maxFires',
+  'grpcStatus',
+  'grpcStreamStatus',
+  'grpcMessage',
+  'abortDelayMs',
+  'tokenizerBadSha',
+  'tokenizerNoSha',
+  'tokenizerDelayMs',
 ]);
+
+/** SMG's gRPC → HTTP table (grpc-mode.md §5.4) read backwards, for `errorStatus` on a gRPC worker. */
+const GRPC_CODE_FOR_HTTP: Readonly<Record<number, number>> = {
+  400: 3,
+  401: 16,
+  403: 7,
+  404: 5,
+  409: 10,
+  429: 8,
+  501: 12,
+  503: 14,
+  504: 4,
+};
+const GRPC_INTERNAL = 13;
 
 // Salt so that the fault stream differs from the text streams drawn under the same seed.
 const FAULT_STREAM_SALT = 0x6661756c;
@@ -83,6 +104,37 @@ export class FaultInjector {
 
   errorStatus(): number {
     return this.faults.errorStatus ?? 500;
+  }
+
+  /** gRPC: status code and message a start failure (`decide() === 'error'`) ends the call with. */
+  grpcStartError(): { code: number; details: string } {
+    const f = this.faults;
+    const code = f.grpcStatus ?? GRPC_CODE_FOR_HTTP[this.errorStatus()] ?? GRPC_INTERNAL;
+    return { code, details: f.grpcMessage ?? 'sim: injected error' };
+  }
+
+  /** gRPC: status code and message a mid-stream failure ends the call with. */
+  grpcStreamError(): { code: number; details: string } {
+    const f = this.faults;
+    return {
+      code: f.grpcStreamStatus ?? GRPC_INTERNAL,
+      details: f.grpcMessage ?? 'sim: injected stream error',
+    };
+  }
+
+  /** gRPC: simulated ms an Abort waits before it cancels and answers. */
+  abortDelayMs(): number {
+    return this.faults.abortDelayMs ?? 0;
+  }
+
+  /** gRPC GetTokenizer faults. */
+  tokenizerFaults(): { badSha: boolean; noSha: boolean; delayMs: number } {
+    const f = this.faults;
+    return {
+      badSha: f.tokenizerBadSha === true,
+      noSha: f.tokenizerNoSha === true,
+      delayMs: f.tokenizerDelayMs ?? 0,
+    };
   }
 
   /** Status /health should answer, or undefined for healthy. */
@@ -166,6 +218,24 @@ export function checkedFaults(f: SimFaults): SimFaults {
   if (f.flapPeriodMs !== undefined) out.flapPeriodMs = positive('flapPeriodMs', f.flapPeriodMs);
   if (f.durationMs !== undefined) out.durationMs = positive('durationMs', f.durationMs);
   if (f.maxFires !== undefined) out.maxFires = int('maxFires', f.maxFires, 1);
+  if (f.grpcStatus !== undefined) out.grpcStatus = grpcCode('grpcStatus', f.grpcStatus);
+  if (f.grpcStreamStatus !== undefined) {
+    out.grpcStreamStatus = grpcCode('grpcStreamStatus', f.grpcStreamStatus);
+  }
+  if (f.grpcMessage !== undefined) {
+    if (typeof f.grpcMessage !== 'string') throw new RangeError('grpcMessage must be a string');
+    out.grpcMessage = f.grpcMessage;
+  }
+  if (f.abortDelayMs !== undefined) out.abortDelayMs = positive('abortDelayMs', f.abortDelayMs);
+  if (f.tokenizerDelayMs !== undefined) {
+    out.tokenizerDelayMs = positive('tokenizerDelayMs', f.tokenizerDelayMs);
+  }
+  for (const key of ['tokenizerBadSha', 'tokenizerNoSha'] as const) {
+    const v = f[key];
+    if (v === undefined) continue;
+    if (typeof v !== 'boolean') throw new RangeError(`${key} must be a boolean`);
+    out[key] = v;
+  }
   if (f.slowdown !== undefined) {
     if (typeof f.slowdown !== 'number' || !(f.slowdown >= 0.01 && f.slowdown <= 1000)) {
       throw new RangeError('slowdown must be a number in [0.01, 1000]');
@@ -178,6 +248,14 @@ export function checkedFaults(f: SimFaults): SimFaults {
 function status(name: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 100 || value > 599) {
     throw new RangeError(`${name} must be an HTTP status in [100, 599]`);
+  }
+  return value;
+}
+
+function grpcCode(name: string, value: unknown): number {
+  // 0 (OK) is not a failure; 1..16 are the gRPC status codes.
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 16) {
+    throw new RangeError(`${name} must be a gRPC status code in [1, 16]`);
   }
   return value;
 }

@@ -3,7 +3,7 @@
 // `{ basePort?, defaults?, workers: [{ count?, ...SimWorkerOptions }] }` in JSON or YAML.
 import { readFile } from 'node:fs/promises';
 import type { SimRole, SimWorker, SimWorkerOptions } from './options.js';
-import { startSimWorker } from './http-server.js';
+import { startSimWorker } from './start-worker.js';
 import { resolveSimOptions } from './resolve-options.js';
 import { parseYamlLite } from './yaml-lite.js';
 
@@ -31,6 +31,13 @@ const OPTION_KEYS: ReadonlySet<string> = new Set([
   'host',
   'port',
   'runtime',
+  'protocol',
+  'tokenizerDir',
+  'eosTokenId',
+  'answerText',
+  'maxContextLength',
+  'weightVersion',
+  'defaultSamplingParamsJson',
   'model',
   'seed',
   'engine',

@@ -1,7 +1,7 @@
 // Many workers in one process (SMG's mock worker does the same with --http-base-port/--http-count):
 // benchmarks and the demo need tens of workers without tens of processes.
 import type { SimWorker, SimWorkerOptions } from './options.js';
-import { startSimWorker } from './http-server.js';
+import { startSimWorker } from './start-worker.js';
 
 /** Options of a fleet: worker options plus the first port (0 or absent = every port ephemeral). */
 export type SimFleetOptions = SimWorkerOptions & { basePort?: number };

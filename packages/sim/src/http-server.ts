@@ -20,9 +20,8 @@ import type {
 import type { Handler, Method, RouteTable } from './routes.js';
 import type { SideChannel } from './vllm-pd.js';
 import type { WorkerContext } from './worker-context.js';
-import { BatchEngine } from './batch-engine.js';
 import { ScaledClock } from './clock.js';
-import { FixedLatencyEngine } from './engine.js';
+import { createEngine } from './engine-factory.js';
 import { FaultInjector, parseFaults } from './faults.js';
 import { readJsonBody, sendEmpty, sendJson, sendText } from './http-io.js';
 import * as bodies from './info.js';
@@ -30,7 +29,6 @@ import { handleInference } from './inference.js';
 import { KvClient } from './kv-client.js';
 import { KvPins } from './kv-pins.js';
 import { handleMooncakeQuery, handleNixlPull, startBootstrapServer } from './kv-routes.js';
-import { resolveSimOptions } from './resolve-options.js';
 import { errorBody } from './responses.js';
 import { RoomTable } from './room-table.js';
 import { buildRouteTable } from './routes.js';
@@ -38,6 +36,8 @@ import { StatsRecorder } from './stats.js';
 
 class SimHttpWorker implements SimWorker {
   readonly url: string;
+  readonly protocol = 'http';
+  readonly grpc = undefined;
   readonly port: number;
   readonly name: string;
   readonly model: string;
@@ -237,35 +237,6 @@ class SimHttpWorker implements SimWorker {
   };
 }
 
-function createEngine(opts: ResolvedSimOptions, clock: Clock): SimEngine {
-  if (opts.engine === 'canned') {
-    return new FixedLatencyEngine(
-      {
-        ttftMs: opts.ttftMs,
-        itlMs: opts.itlMs,
-        maxRunning: opts.maxRunningRequests,
-        maxTotalTokens: opts.kvTokens,
-      },
-      clock,
-    );
-  }
-  return new BatchEngine(
-    {
-      maxRunning: opts.maxRunningRequests,
-      kvTokens: opts.kvTokens,
-      blockSize: opts.blockSize,
-      prefixCache: opts.prefixCache,
-      prefillTps: opts.prefillTps,
-      prefillChunk: opts.prefillChunk,
-      decodeBaseMs: opts.decodeBaseMs,
-      decodePerReqMs: opts.decodePerReqMs,
-      // About 4 ms of wall time: absorbs timer lateness without bursting tokens after a stall.
-      maxLagMs: 4 / opts.timeScale,
-    },
-    clock,
-  );
-}
-
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -276,9 +247,11 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
-/** Starts one simulated worker (and its bootstrap server on a prefill); resolves once listening. */
-export async function startSimWorker(opts?: SimWorkerOptions): Promise<SimWorker> {
-  const resolved = resolveSimOptions(opts);
+/** Starts one HTTP worker (and its bootstrap server on a prefill); resolves once listening. */
+export async function startSimHttpWorker(
+  resolved: ResolvedSimOptions,
+  opts?: SimWorkerOptions,
+): Promise<SimWorker> {
   const server = createServer();
   await listen(server, resolved.port, resolved.host);
   const clock = opts?.clock ?? new ScaledClock(resolved.timeScale);

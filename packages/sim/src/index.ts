@@ -2,7 +2,10 @@
 // The simulator imports no gateway code and runs standalone.
 //
 // Starting workers:
-//   startSimWorker(opts)            one worker (SimWorkerOptions; engine 'canned' by default)
+//   startSimWorker(opts)            one worker (SimWorkerOptions; engine 'canned' by default);
+//                                   protocol 'grpc' serves the runtime's gRPC engine service
+//   startSimGrpcWorker(opts)        the same with protocol 'grpc'; worker.grpc records the
+//                                   GenerateRequests and Aborts received
 //   startSimFleet(count, opts)      `count` identical workers on consecutive or ephemeral ports
 //   startSimFleetFromSpec(spec)     a mixed fleet (roles, runtimes, windows); returns a SimFleet
 //   simDemoFleetSpec(shape)         the demo's PD-shaped spec: 2 regular + 1 prefill + 1 decode
@@ -16,7 +19,10 @@
 export type {
   SimEngineKind,
   SimFaults,
+  SimGrpcAbort,
+  SimGrpcRecords,
   SimKvConnector,
+  SimProtocol,
   SimRole,
   SimRuntime,
   SimStats,
@@ -26,7 +32,7 @@ export type {
 export type { SimFleetOptions } from './fleet.js';
 export type { SimDemoShape, SimFleet, SimFleetGroup, SimFleetSpec } from './fleet-spec.js';
 export type { SimCommandIo } from './cli.js';
-export { startSimWorker } from './http-server.js';
+export { startSimGrpcWorker, startSimWorker } from './start-worker.js';
 export { startSimFleet } from './fleet.js';
 export {
   loadSimFleetFile,

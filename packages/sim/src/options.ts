@@ -7,6 +7,11 @@ export type SimRuntime = 'sglang' | 'vllm' | 'tokenspeed';
 
 export const SIM_RUNTIMES: readonly SimRuntime[] = ['sglang', 'vllm', 'tokenspeed'];
 
+/** Wire protocol: the engine's HTTP routes, or its gRPC service (token ids in and out). */
+export type SimProtocol = 'http' | 'grpc';
+
+export const SIM_PROTOCOLS: readonly SimProtocol[] = ['http', 'grpc'];
+
 /** Timing model: `canned` (fixed TTFT/ITL, no queue) or `realistic` (continuous batching). */
 export type SimEngineKind = 'canned' | 'realistic';
 
@@ -49,6 +54,24 @@ export interface SimFaults {
   flapPeriodMs?: number;
   /** Every engine duration (steps, TTFT, ITL) is multiplied by this factor, 0.01..1000. */
   slowdown?: number;
+  /**
+   * gRPC: the status code (0..16) a start failure (`errorRate`) ends the call with. Default: the
+   * code SMG maps back to `errorStatus` (503 → UNAVAILABLE 14, 400 → INVALID_ARGUMENT 3, 429 →
+   * RESOURCE_EXHAUSTED 8, …; anything else INTERNAL 13).
+   */
+  grpcStatus?: number;
+  /** gRPC: the status a mid-stream failure (`dropAfterChunks`, `dropAfterHead`) ends the call with; default INTERNAL 13. */
+  grpcStreamStatus?: number;
+  /** gRPC: the status message (details) of an injected failure; default 'sim: injected error'. */
+  grpcMessage?: string;
+  /** gRPC: Abort answers (and cancels the sequence) only after this many ms. */
+  abortDelayMs?: number;
+  /** gRPC GetTokenizer: the last chunk carries a wrong sha256. */
+  tokenizerBadSha?: boolean;
+  /** gRPC GetTokenizer: the last chunk carries no sha256. */
+  tokenizerNoSha?: boolean;
+  /** gRPC GetTokenizer: wait this many ms before the first chunk. */
+  tokenizerDelayMs?: number;
   /** All faults clear themselves this long after being set. */
   durationMs?: number;
   /** The request faults (errorRate, hang, dropAfterChunks, dropAfterHead) clear after firing this many times. */
@@ -61,8 +84,32 @@ export interface SimWorkerOptions {
   host?: string;
   /** Port to bind; default 0 (ephemeral). */
   port?: number;
-  /** HTTP surface to imitate; default 'sglang'. */
+  /** Engine surface to imitate; default 'sglang'. */
   runtime?: SimRuntime;
+  /** 'http' (default) or 'grpc': serve only `runtime`'s gRPC service (grpc://host:port). */
+  protocol?: SimProtocol;
+  /**
+   * gRPC: a Hugging Face tokenizer directory (tokenizer.json, tokenizer_config.json, optional
+   * config.json / generation_config.json) mapping answer text to token ids and served by
+   * GetTokenizer. Default: the tiny byte-level BPE tokenizer shipped in assets/tiny-tokenizer.
+   */
+  tokenizerDir?: string;
+  /**
+   * gRPC: the EOS id emitted when an answer ends. Default: `eos_token_id` of config.json /
+   * generation_config.json, else tokenizer_config.json's `eos_token` looked up in the tokenizer.
+   */
+  eosTokenId?: number;
+  /**
+   * gRPC: the text every answer replays (encoded with the tokenizer, then EOS). Default: the
+   * seeded canned words the HTTP surface answers with (`outputTokens` words per choice).
+   */
+  answerText?: string;
+  /** gRPC GetModelInfo max_context_length (max_req_input_len is one less); default 32768. */
+  maxContextLength?: number;
+  /** gRPC GetModelInfo weight_version; default 'default'. */
+  weightVersion?: string;
+  /** gRPC GetModelInfo default_sampling_params_json; default ''. */
+  defaultSamplingParamsJson?: string;
   /** Served model name; default 'sim-model'. */
   model?: string;
   /** PRNG seed; output text is deterministic per (seed, request content). Default 0. */
@@ -173,9 +220,30 @@ export interface SimStats {
   };
 }
 
+/** One Abort RPC a gRPC worker received. */
+export interface SimGrpcAbort {
+  /** SGLang/TokenSpeed: `[request_id]`; vLLM: `request_ids`. */
+  requestIds: string[];
+  /** SGLang/TokenSpeed `reason` (SMG's drop-abort sends 'Stream dropped'); vLLM has none. */
+  reason: string | undefined;
+  /** How many in-flight Generate calls it ended. */
+  matched: number;
+}
+
+/** What a gRPC worker received, oldest first (the last 10 000 of each), for tests to assert on. */
+export interface SimGrpcRecords {
+  /** Every GenerateRequest as decoded by proto-loader (snake_case, int64 as strings). */
+  readonly requests: readonly Record<string, unknown>[];
+  readonly aborts: readonly SimGrpcAbort[];
+}
+
 /** A running simulated worker. */
 export interface SimWorker {
+  /** `http://host:port`, or `grpc://host:port` for a gRPC worker. */
   readonly url: string;
+  readonly protocol: SimProtocol;
+  /** gRPC workers: the requests and aborts received; undefined on HTTP workers. */
+  readonly grpc: SimGrpcRecords | undefined;
   readonly port: number;
   readonly name: string;
   /** Served model name. */
@@ -199,6 +267,13 @@ export interface ResolvedSimOptions {
   host: string;
   port: number;
   runtime: SimRuntime;
+  protocol: SimProtocol;
+  tokenizerDir: string | undefined;
+  eosTokenId: number | undefined;
+  answerText: string | undefined;
+  maxContextLength: number;
+  weightVersion: string;
+  defaultSamplingParamsJson: string;
   model: string;
   seed: number;
   engine: SimEngineKind;

@@ -2,7 +2,7 @@
 // worker's (`crates/mock_worker`); PD deadlines are SGLang's and vLLM's engine defaults.
 import type { ResolvedSimOptions, SimWorkerOptions } from './options.js';
 import { SIM_ENGINES, SIM_KV_CONNECTORS, SIM_MAX_TOTAL_NUM_TOKENS, SIM_ROLES } from './options.js';
-import { SIM_RUNTIMES } from './options.js';
+import { SIM_CONTEXT_LENGTH, SIM_PROTOCOLS, SIM_RUNTIMES } from './options.js';
 
 /** SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT's default; TokenSpeed's is 120 s (SMG PR #2466). */
 const BOOTSTRAP_TIMEOUT_SECS = { sglang: 300, tokenspeed: 120, vllm: 300 } as const;
@@ -14,6 +14,13 @@ export function resolveSimOptions(opts: SimWorkerOptions = {}): ResolvedSimOptio
     host: opts.host ?? '127.0.0.1',
     port: opts.port ?? 0,
     runtime,
+    protocol: opts.protocol ?? 'http',
+    tokenizerDir: opts.tokenizerDir,
+    eosTokenId: opts.eosTokenId,
+    answerText: opts.answerText,
+    maxContextLength: opts.maxContextLength ?? SIM_CONTEXT_LENGTH,
+    weightVersion: opts.weightVersion ?? 'default',
+    defaultSamplingParamsJson: opts.defaultSamplingParamsJson ?? '',
     model: opts.model ?? 'sim-model',
     seed: opts.seed ?? 0,
     engine: opts.engine ?? 'canned',
@@ -47,6 +54,13 @@ export function resolveSimOptions(opts: SimWorkerOptions = {}): ResolvedSimOptio
   };
   oneOf('runtime', r.runtime, SIM_RUNTIMES);
   oneOf('engine', r.engine, SIM_ENGINES);
+  oneOf('protocol', r.protocol, SIM_PROTOCOLS);
+  if (r.eosTokenId !== undefined) requireInt('eosTokenId', r.eosTokenId, 0, 2 ** 32 - 1);
+  requireInt('maxContextLength', r.maxContextLength, 2, 2 ** 31 - 1);
+  if (r.protocol === 'grpc' && r.role !== 'regular') {
+    // PD over gRPC (bootstrap rooms, NIXL params) is a later issue; refuse rather than ignore.
+    throw new TypeError('sim: PD roles are not served over gRPC yet (role must be regular)');
+  }
   oneOf('role', r.role, SIM_ROLES);
   if (r.kvConnector !== undefined) oneOf('kvConnector', r.kvConnector, SIM_KV_CONNECTORS);
   requireInt('port', r.port, 0, 65_535);

@@ -51,6 +51,46 @@ void describe('runSimCommand flags', () => {
     }
   });
 
+  void it('refuses gRPC-only flags on HTTP workers', async () => {
+    const r = await run(['--answer-text', 'hi']);
+    assert.equal(r.code, 2);
+    assert.equal(
+      r.err,
+      'error: --answer-text applies to gRPC workers only (add --protocol grpc)\n',
+    );
+    assert.equal((await run(['--protocol', 'grpc', '--grpc-status', '17'])).code, 2);
+  });
+
+  void it('maps the gRPC flags onto worker options and faults', () => {
+    const opts = toWorkerOptions(
+      parseSimFlags([
+        '--protocol=grpc',
+        '--tokenizer-dir=/tok',
+        '--answer-text=Hello world',
+        '--eos-token-id=7',
+        '--grpc-status=14',
+        '--tokenizer-bad-sha',
+        '--abort-delay-ms=50',
+      ]),
+    );
+    assert.deepEqual(opts, {
+      protocol: 'grpc',
+      tokenizerDir: '/tok',
+      answerText: 'Hello world',
+      eosTokenId: 7,
+      faults: { grpcStatus: 14, tokenizerBadSha: true, abortDelayMs: 50 },
+    });
+  });
+
+  void it('serves gRPC workers with --protocol grpc', async () => {
+    const r = await run(['--protocol', 'grpc', '--runtime', 'vllm', '--port', '0']);
+    assert.equal(r.code, 0, r.err);
+    assert.match(
+      r.out,
+      /^sim worker sim-\d+ \(vllm, model sim-model, grpc\) listening on grpc:\/\/127\.0\.0\.1:\d+\n$/,
+    );
+  });
+
   void it('prints help and returns 0', async () => {
     const r = await run(['--help']);
     assert.equal(r.code, 0);

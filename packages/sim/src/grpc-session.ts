@@ -1,0 +1,171 @@
+// One gRPC Generate call in flight: bridges engine steps to the response stream and owns the
+// call's outcome, so each stats counter moves once. Every step emits one token per unfinished
+// choice (a chunk each when streaming); a choice that reaches its planned length gets its
+// complete, and the call ends when the engine finishes, Abort arrives, the client cancels, a
+// fault fires or the worker closes.
+import type { ServerWritableStream } from '@grpc/grpc-js';
+import { Metadata } from '@grpc/grpc-js';
+import type { GenerationHandle, PromptShape, SimEngine, TokenSink } from './engine.js';
+import type { ChoicePlan } from './grpc-answer.js';
+import type { Counts, GrpcGenerate } from './grpc-wire.js';
+import type { SimRuntime } from './options.js';
+import type { StatsRecorder } from './stats.js';
+import { allTokens, tokenAt } from './grpc-answer.js';
+import { chunkMessage, completeMessage } from './grpc-wire.js';
+
+type Msg = Record<string, unknown>;
+type Outcome = 'completed' | 'aborted' | 'dropped';
+
+export interface GrpcSessionContext {
+  runtime: SimRuntime;
+  engine: SimEngine;
+  stats: StatsRecorder;
+  /** Fault: fail with `streamError` after this many tokens, or right after the headers. */
+  failAfter: number | 'head' | undefined;
+  streamError: () => { code: number; details: string };
+  /** Called once when the call ends, whatever the outcome. */
+  onEnd: (s: GrpcGenerateSession) => void;
+}
+
+export class GrpcGenerateSession implements TokenSink {
+  private handle: GenerationHandle | undefined;
+  private settled = false;
+  /** Per choice: tokens emitted so far, and whether its complete went out. */
+  private readonly emitted: number[];
+  private readonly done: boolean[];
+  private readonly maxTokens: number;
+
+  constructor(
+    private readonly call: ServerWritableStream<Msg, Msg>,
+    private readonly ctx: GrpcSessionContext,
+    readonly request: GrpcGenerate,
+    private readonly plans: readonly ChoicePlan[],
+    private readonly prompt: PromptShape | undefined,
+  ) {
+    this.emitted = plans.map(() => 0);
+    this.done = plans.map(() => false);
+    this.maxTokens = Math.max(0, ...plans.map((p) => p.length));
+    ctx.stats.running++;
+    call.once('cancelled', this.onCancelled);
+  }
+
+  get requestId(): string {
+    return this.request.requestId;
+  }
+
+  /** Hang fault: hold the call open and silent until the client or an Abort ends it. */
+  hold(): void {}
+
+  run(): void {
+    const fail = this.ctx.failAfter;
+    if (fail === 'head' || fail === 0) {
+      // Headers first, so the client sees a started call that then fails.
+      this.call.sendMetadata(new Metadata());
+      this.fail();
+      return;
+    }
+    this.handle = this.ctx.engine.submit(
+      {
+        promptTokens: this.request.inputIds.length,
+        choices: this.plans.length,
+        maxTokens: this.maxTokens,
+        prompts: this.prompt === undefined ? undefined : [this.prompt],
+      },
+      this,
+    );
+  }
+
+  onStep(index: number): void {
+    if (this.settled) return;
+    for (let c = 0; c < this.plans.length; c++) {
+      const plan = this.plans[c];
+      if (plan === undefined || this.done[c] === true || index >= plan.length) continue;
+      const token = tokenAt(plan, index);
+      const emitted = (this.emitted[c] ?? 0) + 1;
+      this.emitted[c] = emitted;
+      if (this.request.stream) {
+        this.write(chunkMessage(this.ctx.runtime, this.requestId, c, [token], this.counts(c)));
+      }
+      if (emitted === plan.length) this.complete(c, plan.finish, [token]);
+    }
+    const fail = this.ctx.failAfter;
+    if (typeof fail === 'number' && index + 1 >= fail) this.fail();
+  }
+
+  onFinish(): void {
+    if (this.settled) return;
+    // Choices planned with no tokens (max_new_tokens 0) complete here.
+    for (let c = 0; c < this.plans.length; c++) {
+      const plan = this.plans[c];
+      if (plan !== undefined && this.done[c] !== true) this.complete(c, plan.finish, []);
+    }
+    this.settle('completed');
+    this.call.end();
+  }
+
+  /** Abort RPC: each unfinished choice completes with finish_reason 'abort', then the call ends. */
+  abort(): void {
+    if (this.settled) return;
+    for (let c = 0; c < this.plans.length; c++) {
+      if (this.done[c] !== true) this.complete(c, 'abort', []);
+    }
+    this.settle('aborted');
+    this.call.end();
+  }
+
+  private complete(c: number, finish: string, lastDelta: number[]): void {
+    this.done[c] = true;
+    const plan = this.plans[c];
+    // A streamed complete repeats only the last delta; a non-streamed one carries every id
+    // (grpc-mode.md, corrections 2).
+    let ids = lastDelta;
+    if (!this.request.stream && plan !== undefined) {
+      ids = finish === 'abort' ? allTokens(plan).slice(0, this.emitted[c]) : allTokens(plan);
+    }
+    const msg = completeMessage(
+      this.ctx.runtime,
+      this.requestId,
+      c,
+      ids,
+      finish,
+      plan,
+      this.counts(c),
+    );
+    this.write(msg);
+  }
+
+  private counts(c: number): Counts {
+    return {
+      prompt: this.request.inputIds.length,
+      completion: this.emitted[c] ?? 0,
+      cached: this.handle?.cachedTokens() ?? 0,
+    };
+  }
+
+  private write(msg: Msg): void {
+    // No backpressure, as on the HTTP side: an engine does not wait for a slow reader.
+    if (!this.settled) this.call.write(msg);
+  }
+
+  private fail(): void {
+    if (this.settled) return;
+    this.settle('dropped');
+    this.call.emit('error', this.ctx.streamError());
+  }
+
+  private readonly onCancelled = (): void => {
+    this.settle('aborted');
+  };
+
+  private settle(outcome: Outcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.handle?.cancel();
+    const stats = this.ctx.stats;
+    stats.running--;
+    if (outcome === 'completed') stats.completed++;
+    else if (outcome === 'aborted') stats.aborted++;
+    else stats.faultsFired++;
+    this.ctx.onEnd(this);
+  }
+}

@@ -1,0 +1,132 @@
+// The three engine protos as the simulator reads and writes them. The services share their RPC
+// names but not their messages (grpc-mode.md §1.5): SGLang and TokenSpeed echo request_id and
+// report running totals; vLLM sends no request_id and delta counts; the field holding the output
+// cap is max_new_tokens or max_tokens; Abort carries one id and a reason or a list of ids.
+import type { SimRuntime } from './options.js';
+import type { ChoicePlan } from './grpc-answer.js';
+import type { SimTokenizer } from './sim-tokenizer.js';
+
+type Msg = Record<string, unknown>;
+
+/** A GenerateRequest, normalised. */
+export interface GrpcGenerate {
+  requestId: string;
+  inputIds: number[];
+  stream: boolean;
+  n: number;
+  maxNewTokens: number | undefined;
+  stopTokenIds: number[];
+  ignoreEos: boolean;
+}
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** Reads a decoded GenerateRequest; a message means INVALID_ARGUMENT. */
+export function parseGenerate(
+  runtime: SimRuntime,
+  req: Msg,
+  tokenizer: SimTokenizer,
+): Parsed<GrpcGenerate> {
+  const sp = obj(req['sampling_params']);
+  let inputIds = nums(obj(req['tokenized'])['input_ids']);
+  // vLLM also takes raw text (its servicer tokenizes); SMG always sends token ids.
+  if (runtime === 'vllm' && req['input'] === 'text' && typeof req['text'] === 'string') {
+    inputIds = tokenizer.encode(req['text']);
+  }
+  if (inputIds.length === 0) return { ok: false, message: 'no input_ids in tokenized input' };
+  const stop = Array.isArray(sp['stop']) ? (sp['stop'] as unknown[]) : [];
+  if (runtime === 'sglang' && stop.length > 0) {
+    // SGLang runs with skip_tokenizer_init: it cannot match strings and refuses them.
+    return { ok: false, message: 'stop strings are not supported with skip_tokenizer_init' };
+  }
+  const cap = sp[runtime === 'vllm' ? 'max_tokens' : 'max_new_tokens'];
+  const n = typeof sp['n'] === 'number' && sp['n'] > 0 ? sp['n'] : 1;
+  return {
+    ok: true,
+    value: {
+      requestId: typeof req['request_id'] === 'string' ? req['request_id'] : '',
+      inputIds,
+      stream: req['stream'] === true,
+      n,
+      maxNewTokens: typeof cap === 'number' ? cap : undefined,
+      stopTokenIds: nums(sp['stop_token_ids']),
+      ignoreEos: sp['ignore_eos'] === true,
+    },
+  };
+}
+
+/** Request ids and reason of an AbortRequest. */
+export function parseAbort(
+  runtime: SimRuntime,
+  req: Msg,
+): { requestIds: string[]; reason: string | undefined } {
+  if (runtime === 'vllm') {
+    const ids = Array.isArray(req['request_ids']) ? (req['request_ids'] as unknown[]) : [];
+    return { requestIds: ids.filter((x): x is string => typeof x === 'string'), reason: undefined };
+  }
+  const id = typeof req['request_id'] === 'string' ? req['request_id'] : '';
+  return { requestIds: [id], reason: typeof req['reason'] === 'string' ? req['reason'] : '' };
+}
+
+/** Token counts of one message. */
+export interface Counts {
+  prompt: number;
+  completion: number;
+  cached: number;
+}
+
+/**
+ * Counts as the runtime reports them: vLLM sends each message's own tokens (`delta`), the
+ * others the running total (`total`).
+ */
+export function wireCounts(runtime: SimRuntime, c: Counts, delta: number): Msg {
+  return {
+    prompt_tokens: c.prompt,
+    completion_tokens: runtime === 'vllm' ? delta : c.completion,
+    cached_tokens: c.cached,
+  };
+}
+
+export function chunkMessage(
+  runtime: SimRuntime,
+  requestId: string,
+  index: number,
+  tokenIds: number[],
+  counts: Counts,
+): Msg {
+  const chunk = { token_ids: tokenIds, ...wireCounts(runtime, counts, tokenIds.length), index };
+  return withId(runtime, requestId, { chunk });
+}
+
+export function completeMessage(
+  runtime: SimRuntime,
+  requestId: string,
+  index: number,
+  outputIds: number[],
+  finish: string,
+  plan: ChoicePlan | undefined,
+  counts: Counts,
+): Msg {
+  const complete: Msg = {
+    output_ids: outputIds,
+    finish_reason: finish,
+    ...wireCounts(runtime, counts, outputIds.length),
+    index,
+  };
+  if (finish === 'stop' && plan?.matched !== undefined) {
+    complete['matched_token_id'] = plan.matched;
+  }
+  return withId(runtime, requestId, { complete });
+}
+
+function withId(runtime: SimRuntime, requestId: string, body: Msg): Msg {
+  return runtime === 'vllm' ? body : { request_id: requestId, ...body };
+}
+
+function obj(v: unknown): Msg {
+  return typeof v === 'object' && v !== null ? (v as Msg) : {};
+}
+
+function nums(v: unknown): number[] {
+  return Array.isArray(v) ? v.filter((x): x is number => typeof x === 'number') : [];
+}
