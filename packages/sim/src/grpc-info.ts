@@ -33,6 +33,7 @@ export function modelInfo(opts: ResolvedSimOptions, tok: SimTokenizer): Msg {
 }
 
 export interface ServerState {
+  kvEngineId: string;
   load: EngineLoad;
   active: number;
   startedAtMs: number;
@@ -50,7 +51,7 @@ export function serverInfo(opts: ResolvedSimOptions, tok: SimTokenizer, s: Serve
       server_type: 'vllm-grpc',
       kv_connector: opts.kvConnector ?? '',
       kv_role: opts.kvConnector === undefined ? '' : 'kv_both',
-      kv_engine_id: opts.kvEngineId ?? '',
+      kv_engine_id: s.kvEngineId,
       data_parallel_size: opts.dpSize,
     };
   }

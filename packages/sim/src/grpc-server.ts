@@ -61,7 +61,7 @@ class SimGrpcWorker implements SimWorker {
   readonly role: SimRole = 'regular';
   readonly engine: SimEngineKind;
   readonly bootstrapPort = undefined;
-  readonly kvEngineId: string;
+  kvEngineId = '';
   private readonly stats_: StatsRecorder;
   private readonly faults: FaultInjector;
   /** In-flight Generate calls by request id (several when a client reuses an id). */
@@ -80,7 +80,6 @@ class SimGrpcWorker implements SimWorker {
     this.model = opts.model;
     this.runtime = opts.runtime;
     this.engine = opts.engine;
-    this.kvEngineId = opts.kvEngineId ?? '';
     this.stats_ = new StatsRecorder(() => ({
       waiting: sim.load().waiting,
       roomsOpen: 0,
@@ -94,6 +93,7 @@ class SimGrpcWorker implements SimWorker {
   listening(port: number): void {
     this.port = port;
     this.name = this.opts.workerName ?? `sim-${port}`;
+    this.kvEngineId = this.opts.kvEngineId ?? this.name;
     this.url = `grpc://${bracketed(this.opts.host)}:${port}`;
   }
 
@@ -121,6 +121,7 @@ class SimGrpcWorker implements SimWorker {
         cb(
           null,
           info.serverInfo(this.opts, this.tokenizer, {
+            kvEngineId: this.kvEngineId,
             load: this.sim.load(),
             active: this.stats_.running,
             startedAtMs: this.startedAtMs,

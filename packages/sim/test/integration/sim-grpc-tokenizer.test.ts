@@ -120,6 +120,7 @@ void describe('gRPC model info with the Qwen3 tokenizer', () => {
     const server = await unary(c, 'GetServerInfo');
     assert.equal(server['server_type'], 'vllm-grpc');
     assert.equal(server['data_parallel_size'], 1);
+    assert.equal(server['kv_engine_id'], w.name);
   });
 });
 
