@@ -2,7 +2,7 @@
 // runtimes and windows), as `switchyard sim --fleet FILE` and `switchyard demo` need. A spec is
 // `{ basePort?, defaults?, workers: [{ count?, ...SimWorkerOptions }] }` in JSON or YAML.
 import { readFile } from 'node:fs/promises';
-import type { SimRole, SimWorker, SimWorkerOptions } from './options.js';
+import type { SimProtocol, SimRole, SimRuntime, SimWorker, SimWorkerOptions } from './options.js';
 import { startSimWorker } from './start-worker.js';
 import { resolveSimOptions } from './resolve-options.js';
 import { parseYamlLite } from './yaml-lite.js';
@@ -154,27 +154,33 @@ export async function startSimFleetFromSpec(input: SimFleetSpec): Promise<SimFle
 /** Shape of `switchyard demo`'s fleet. */
 export interface SimDemoShape {
   regular?: number;
+  /** Default 1 over HTTP, 0 over gRPC (PD over gRPC is not simulated yet). */
   prefill?: number;
   decode?: number;
-  runtime?: 'sglang' | 'tokenspeed';
+  /** 'grpc': the workers serve the runtime's gRPC engine service (vLLM included). */
+  protocol?: SimProtocol;
+  runtime?: SimRuntime;
   engine?: 'canned' | 'realistic';
   model?: string;
 }
 
 /**
  * The demo fleet: by default 2 regular + 1 prefill + 1 decode SGLang-style workers on the
- * realistic engine, named `regular-N`, `prefill-N`, `decode-N`, all on ephemeral ports.
+ * realistic engine, named `regular-N`, `prefill-N`, `decode-N`, all on ephemeral ports. Over
+ * gRPC it has no PD pair unless asked (and then fails to start: PD roles are HTTP only).
  */
 export function simDemoFleetSpec(shape: SimDemoShape = {}): SimFleetSpec {
   const groups: SimFleetGroup[] = [];
   const add = (role: SimRole, count: number): void => {
     if (count > 0) groups.push({ role, count, workerName: count === 1 ? `${role}-0` : role });
   };
+  const pd = shape.protocol === 'grpc' ? 0 : 1;
   add('regular', shape.regular ?? 2);
-  add('prefill', shape.prefill ?? 1);
-  add('decode', shape.decode ?? 1);
+  add('prefill', shape.prefill ?? pd);
+  add('decode', shape.decode ?? pd);
   return {
     defaults: {
+      ...(shape.protocol === undefined ? {} : { protocol: shape.protocol }),
       runtime: shape.runtime ?? 'sglang',
       engine: shape.engine ?? 'realistic',
       model: shape.model ?? 'sim-model',

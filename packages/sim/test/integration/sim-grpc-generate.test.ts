@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import type { EngineRuntime } from '@switchyard/protos';
 import type { SimWorker } from '../../src/index.js';
-import { startSimFleetFromSpec, startSimWorker } from '../../src/index.js';
+import { simDemoFleetSpec, startSimFleetFromSpec, startSimWorker } from '../../src/index.js';
 import type { SimTokenizer } from '../../src/sim-tokenizer.js';
 import { loadSimTokenizer } from '../../src/sim-tokenizer.js';
 import type { EngineClient } from '../helpers/grpc-client.js';
@@ -276,6 +276,25 @@ void describe('gRPC workers in a fleet spec', () => {
       } finally {
         c.close();
       }
+    } finally {
+      await fleet.close();
+    }
+  });
+});
+
+void describe('the demo fleet over gRPC', () => {
+  void it('is two regular gRPC workers of the runtime, without a PD pair', async () => {
+    const fleet = await startSimFleetFromSpec(
+      simDemoFleetSpec({ protocol: 'grpc', runtime: 'vllm' }),
+    );
+    try {
+      assert.deepEqual(
+        fleet.workers.map((w) => [w.name, w.role, w.runtime, w.protocol]),
+        [
+          ['regular-0', 'regular', 'vllm', 'grpc'],
+          ['regular-1', 'regular', 'vllm', 'grpc'],
+        ],
+      );
     } finally {
       await fleet.close();
     }
