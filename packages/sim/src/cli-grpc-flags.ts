@@ -42,6 +42,13 @@ export const SIM_GRPC_FLAGS: readonly SimFlagSpec[] = [
     to: opt('maxContextLength'),
     help: 'grpc: reported max_context_length; longer prompts are refused (default 32768)',
   }),
+  flag('tokenizer-path-label', {
+    grpcOnly: true,
+    kind: 'string',
+    metavar: '<PATH>',
+    to: opt('tokenizerPathLabel'),
+    help: 'grpc: tokenizer path reported by GetModelInfo (default --tokenizer-dir)',
+  }),
   flag('weight-version', {
     grpcOnly: true,
     kind: 'string',

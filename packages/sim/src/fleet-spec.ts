@@ -37,6 +37,7 @@ const OPTION_KEYS: ReadonlySet<string> = new Set([
   'answerText',
   'maxContextLength',
   'weightVersion',
+  'tokenizerPathLabel',
   'defaultSamplingParamsJson',
   'model',
   'seed',

@@ -13,7 +13,7 @@ const VERSIONS = { sglang: '0.5.4-sim', vllm: '0.11.0-sim', tokenspeed: '0.1.0-s
 export function modelInfo(opts: ResolvedSimOptions, tok: SimTokenizer): Msg {
   const common: Msg = {
     model_path: opts.model,
-    tokenizer_path: tok.dir,
+    tokenizer_path: opts.tokenizerPathLabel ?? tok.dir,
     served_model_name: opts.model,
     model_type: 'sim',
     architectures: ['SimForCausalLM'],
@@ -58,7 +58,7 @@ export function serverInfo(opts: ResolvedSimOptions, tok: SimTokenizer, s: Serve
   const sglang = opts.runtime === 'sglang';
   const args: Msg = {
     [sglang ? 'model_path' : 'model']: opts.model,
-    [sglang ? 'tokenizer_path' : 'tokenizer']: tok.dir,
+    [sglang ? 'tokenizer_path' : 'tokenizer']: opts.tokenizerPathLabel ?? tok.dir,
     served_model_name: opts.model,
     tp_size: opts.tpSize,
     dp_size: opts.dpSize,

@@ -108,6 +108,12 @@ export interface SimWorkerOptions {
   maxContextLength?: number;
   /** gRPC GetModelInfo weight_version; default 'default'. */
   weightVersion?: string;
+  /**
+   * gRPC: the tokenizer path GetModelInfo and server_args report; default the tokenizer
+   * directory itself. An engine on another host reports a path the gateway cannot read, which
+   * makes the gateway fetch the tokenizer with GetTokenizer instead.
+   */
+  tokenizerPathLabel?: string;
   /** gRPC GetModelInfo default_sampling_params_json; default ''. */
   defaultSamplingParamsJson?: string;
   /** Served model name; default 'sim-model'. */
@@ -273,6 +279,7 @@ export interface ResolvedSimOptions {
   answerText: string | undefined;
   maxContextLength: number;
   weightVersion: string;
+  tokenizerPathLabel: string | undefined;
   defaultSamplingParamsJson: string;
   model: string;
   seed: number;

@@ -20,6 +20,7 @@ export function resolveSimOptions(opts: SimWorkerOptions = {}): ResolvedSimOptio
     answerText: opts.answerText,
     maxContextLength: opts.maxContextLength ?? SIM_CONTEXT_LENGTH,
     weightVersion: opts.weightVersion ?? 'default',
+    tokenizerPathLabel: opts.tokenizerPathLabel,
     defaultSamplingParamsJson: opts.defaultSamplingParamsJson ?? '',
     model: opts.model ?? 'sim-model',
     seed: opts.seed ?? 0,

@@ -122,6 +122,21 @@ void describe('gRPC model info with the Qwen3 tokenizer', () => {
     assert.equal(server['data_parallel_size'], 1);
     assert.equal(server['kv_engine_id'], w.name);
   });
+
+  void it('reports a tokenizer path label instead of its directory when given one', async () => {
+    const remote = await startSimWorker({
+      protocol: 'grpc',
+      runtime: 'sglang',
+      tokenizerPathLabel: '/models/elsewhere',
+    });
+    const rc = engineClient('sglang', remote.url);
+    try {
+      assert.equal((await unary(rc, 'GetModelInfo'))['tokenizer_path'], '/models/elsewhere');
+    } finally {
+      rc.close();
+      await remote.close();
+    }
+  });
 });
 
 void describe('gRPC info of SGLang and TokenSpeed', () => {
