@@ -28,9 +28,14 @@ export const DELIBERATE_DEVIATIONS: readonly Deviation[] = [
     doc: 'docs/configuration.md (Validation)',
   },
   {
-    title: 'gRPC and ipc workers are refused at startup',
-    text: 'SMG takes `grpc://`, `grpcs://` and `ipc://` worker URLs; Switchyard has no gRPC or ZMQ client yet and refuses them with one line saying so.',
+    title: 'ipc workers are refused at startup',
+    text: 'SMG takes `ipc://` (ZMQ) worker URLs; Switchyard has no ZMQ client yet and refuses them with one line saying so.',
     doc: 'docs/configuration.md (Validation)',
+  },
+  {
+    title: 'A gRPC worker URL has no path and always names its port',
+    text: 'SMG dials `grpc://h` as `http://h` (port 80) and ignores a path; Switchyard shows and keys the worker as `grpc://h:80` and refuses a path, which a gRPC channel cannot use.',
+    doc: 'docs/grpc.md (Worker URLs)',
   },
   {
     title: '`--health-check-interval-secs 0` probes every second',

@@ -26,6 +26,8 @@ import { upstreamPoolsFromConfig, type UpstreamPools } from '../upstream/pools.j
 import { mathRandom, systemClock, type Clock, type Random } from '@switchyard/kit';
 import { circuitFactoryFromConfig } from '../workers/circuit-factory.js';
 import { connectGuardFromConfig, guardedWorkerAgent } from '../workers/connect-guard.js';
+import { EngineClients } from '../workers/engine-clients.js';
+import { unavailableGrpcConnector, type GrpcConnector } from '../workers/grpc-connector.js';
 import { healthCheckerFromConfig, type HealthChecker } from '../workers/health.js';
 import { loadMonitorFromConfig, type LoadMonitor } from '../workers/load-monitor.js';
 import { WorkerRegistry } from '../workers/registry.js';
@@ -44,7 +46,14 @@ export interface ComponentOptions {
   clock?: Clock;
   /** Resolves worker host names at registration and when connections open (tests inject one). */
   lookup?: HostLookup;
+  /** Dials and detects gRPC engines (tests inject fakes); defaults to the engine clients. */
+  grpc?: GrpcConnector;
 }
+
+// TODO(grpc-merge): replace with the real connector from src/engine/connect.ts:
+// { connect: (url, runtime) => connectEngine(url, runtime, { clock, logger }), detect: detectEngineRuntime }
+const defaultGrpcConnector = (): GrpcConnector =>
+  unavailableGrpcConnector('gRPC engine clients are not built yet');
 
 /**
  * Every long-lived part of one gateway: what `Gateway.internals` hands to tests and embedders.
@@ -58,6 +67,8 @@ export interface Components {
   readonly clock: Clock;
   registry: WorkerRegistry;
   pools: UpstreamPools;
+  /** One engine client per gRPC worker URL: `engineClients.get(worker)`. */
+  engineClients: EngineClients;
   /** Calls to workers outside the pools (probes, load polls, fan-outs); same connect-time guard. */
   workerDispatcher: Agent;
   policies: PolicyRegistry;
@@ -113,7 +124,10 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     clock,
   });
   const targets = targetGuardFromConfig(config, { lookup: opts.lookup });
+  const engineClients = new EngineClients(opts.grpc ?? defaultGrpcConnector());
+  engineClients.attach(registry);
   const workers = workerServiceFromConfig(config, {
+    engineClients,
     registry,
     pools,
     logger,
@@ -145,6 +159,7 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     clock,
     registry,
     pools,
+    engineClients,
     workerDispatcher,
     policies,
     router,

@@ -119,6 +119,8 @@ export async function startGateway(
       grace.abort();
     }
     front.server.closeAllConnections();
+    // After the drain, as the HTTP pools: in-flight gRPC streams finish first.
+    internals.engineClients.closeAll();
     metricsServer.closeAllConnections();
     // Closed only now: probes kept answering (readiness 503 draining) through the drain.
     probeServer?.closeAllConnections();

@@ -6,10 +6,12 @@
  */
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { Worker, WorkerType } from './worker.js';
+import type { ConnectionMode } from './worker-url.js';
 
 /** What one worker was counted under, so it is counted out the same way after a label change. */
 interface Counted {
   readonly type: WorkerType;
+  readonly mode: ConnectionMode;
   readonly modelId: string;
   readonly announces: readonly string[];
 }
@@ -19,7 +21,8 @@ export class RegistryCensus {
   readonly announced = new Set<string>();
   readonly #announcedCounts = new Map<string, number>();
   readonly #modelIds = new Map<string, number>();
-  readonly #pools = new Map<WorkerType, Map<string, number>>();
+  /** Worker counts per `worker_type` + `connection_mode`, then per model. */
+  readonly #pools = new Map<string, Map<string, number>>();
   readonly #counted = new Map<Worker, Counted>();
 
   constructor(private readonly poolSize: GatewayMetrics['workerPoolSize']) {}
@@ -33,7 +36,12 @@ export class RegistryCensus {
     if (this.#counted.has(worker)) return;
     const announces = [...worker.models];
     if (worker.labels.model_id !== undefined) announces.push(worker.labels.model_id);
-    const entry: Counted = { type: worker.type, modelId: worker.modelId, announces };
+    const entry: Counted = {
+      type: worker.type,
+      mode: worker.connectionMode,
+      modelId: worker.modelId,
+      announces,
+    };
     this.#counted.set(worker, entry);
     this.#count(entry, 1);
   }
@@ -57,13 +65,18 @@ export class RegistryCensus {
       if (bump(this.#announcedCounts, m, delta) === 0) this.announced.delete(m);
       else this.announced.add(m);
     }
-    let pools = this.#pools.get(entry.type);
+    const poolKey = `${entry.type} ${entry.mode}`;
+    let pools = this.#pools.get(poolKey);
     if (pools === undefined) {
       pools = new Map();
-      this.#pools.set(entry.type, pools);
+      this.#pools.set(poolKey, pools);
     }
     const n = bump(pools, entry.modelId, delta);
-    const labels = { worker_type: entry.type, connection_mode: 'http', model: entry.modelId };
+    const labels = {
+      worker_type: entry.type,
+      connection_mode: entry.mode,
+      model: entry.modelId,
+    };
     if (n === 0) this.poolSize.remove(labels);
     else this.poolSize.set(labels, n);
   }

@@ -2,6 +2,9 @@
  * The worker lifecycle behind `/workers` and `--worker-urls`: background registration jobs
  * (probe until the worker answers, discover its metadata, activate), updates, and removal
  * through `draining`. Replies and job records follow SMG's shapes (`worker/service.rs`).
+ * An HTTP worker is probed at its health endpoint and fingerprinted over HTTP; a gRPC worker is
+ * probed by runtime detection (each runtime's `HealthCheck`) and described by `GetModelInfo` /
+ * `GetServerInfo` through its engine client (grpc-connector.ts).
  */
 import type { Dispatcher } from 'undici';
 import type { GatewayConfig } from '../config/schema.js';
@@ -10,7 +13,10 @@ import type { UpstreamPools } from '../upstream/pools.js';
 import type { Lease } from '../util/lease.js';
 import { sleep, systemClock, type Clock } from '@switchyard/kit';
 import { BACKGROUND } from '../util/every.js';
-import { discoverMetadata, probeHealth } from './discovery/metadata.js';
+import { discoverHttpWorker, type DiscoveredMetadata } from './discovery/metadata.js';
+import { discoverGrpcWorker } from './discovery/grpc-registration.js';
+import { StartupWait } from './discovery/startup-wait.js';
+import type { EngineClients } from './engine-clients.js';
 import type { WorkerRegistry } from './registry.js';
 import type { WorkerPatch, WorkerSpec } from './spec.js';
 import { Worker } from './worker.js';
@@ -43,8 +49,6 @@ export interface RegistrationConfig {
   dpAware: boolean;
 }
 
-const DISCOVERY_TIMEOUT_MS = 10_000;
-
 export interface WorkerServiceDeps {
   registry: WorkerRegistry;
   pools: UpstreamPools;
@@ -52,6 +56,10 @@ export interface WorkerServiceDeps {
   makeCircuit: CircuitFactory;
   targets: WorkerTargetGuard;
   dispatcher: Dispatcher;
+  /** The gRPC engine clients: registration dials and describes gRPC workers through them. */
+  engineClients: EngineClients;
+  /** Called once per registration, after its workers went ready (the tokenizer job listens). */
+  onActivated?: ((worker: Worker) => void) | undefined;
   clock?: Clock;
 }
 
@@ -90,6 +98,8 @@ export function workerServiceFromConfig(
     deps.targets,
     deps.dispatcher,
     deps.clock ?? systemClock,
+    deps.engineClients,
+    deps.onActivated,
   );
 }
 
@@ -111,6 +121,8 @@ export class WorkerService {
     /** The gateway's guarded worker Agent (connect-guard.ts), for registration probes. */
     private readonly dispatcher: Dispatcher,
     private readonly clock: Clock = systemClock,
+    private readonly engineClients?: EngineClients,
+    private readonly onActivated?: (worker: Worker) => void,
   ) {}
 
   /**
@@ -265,40 +277,42 @@ export class WorkerService {
   ): Promise<void> {
     const cfg = this.config;
     const apiKey = spec.api_key ?? cfg.defaultApiKey;
-    const clock = this.clock;
-    if (cfg.startupDelaySecs > 0) await sleep(cfg.startupDelaySecs * 1000, signal, clock);
+    if (cfg.startupDelaySecs > 0) await sleep(cfg.startupDelaySecs * 1000, signal, this.clock);
     this.#setJob(workerId, type, spec.url, 'processing', 'Waiting for the worker to answer');
-    const deadline = clock.now() + cfg.startupTimeoutSecs * 1000;
-    const healthDisabled = spec.health?.disable_health_check ?? cfg.healthDisabled;
-    const probe = { timeoutMs: cfg.healthTimeoutSecs * 1000, apiKey, dispatcher: this.dispatcher };
-    while (!healthDisabled) {
-      await this.#assertAllowedTarget(spec.url);
-      if (await probeHealth(spec.url + cfg.healthEndpoint, probe)) break;
+    const grpc = spec.connection_mode === 'grpc';
+    const probe = {
+      healthTimeoutMs: cfg.healthTimeoutSecs * 1000,
+      healthDisabled: spec.health?.disable_health_check ?? cfg.healthDisabled,
+      wait: new StartupWait(spec.url, cfg, this.clock, signal),
+      assertAllowed: (url: string) => this.#assertAllowedTarget(url),
+      signal,
+    };
+    let meta: DiscoveredMetadata;
+    try {
+      meta = grpc
+        ? await discoverGrpcWorker(spec, {
+            ...probe,
+            clients: this.engineClients,
+            logger: this.logger,
+          })
+        : await discoverHttpWorker(spec, {
+            ...probe,
+            apiKey,
+            dispatcher: this.dispatcher,
+            healthEndpoint: cfg.healthEndpoint,
+          });
       signal.throwIfAborted();
-      if (clock.now() >= deadline) {
-        throw new Error(
-          `Worker ${spec.url} did not become healthy within ${cfg.startupTimeoutSecs} s`,
-        );
-      }
-      await sleep(
-        Math.min(cfg.startupCheckIntervalSecs * 1000, Math.max(0, deadline - clock.now())),
-        signal,
-        clock,
-      );
+    } catch (err) {
+      // A client dialled for a worker that never registered is closed (unless a registered
+      // worker at the same URL, the one being updated, still uses it).
+      if (grpc) this.engineClients?.release(spec.url);
+      throw err;
     }
-    signal.throwIfAborted();
-    await this.#assertAllowedTarget(spec.url);
-    const given = spec.runtime ?? spec.runtime_type;
-    const meta = await discoverMetadata(spec.url, given, {
-      timeoutMs: DISCOVERY_TIMEOUT_MS,
-      apiKey,
-      dispatcher: this.dispatcher,
-    });
-    signal.throwIfAborted();
     const labels = { ...meta.labels, ...spec.labels };
     const dpSize = this.config.dpAware ? dpSizeOf(spec.dp_size, labels.dp_size) : undefined;
     const ranks: (number | undefined)[] =
       dpSize === undefined ? [undefined] : Array.from({ length: dpSize }, (_, r) => r);
+    let first: Worker | undefined;
     for (const rank of ranks) {
       // Rank 0 keeps the registration's id; other ranks get ids reserved for `url@rank`.
       const id =
@@ -310,6 +324,7 @@ export class WorkerService {
         id,
         url: spec.url,
         type: spec.worker_type,
+        connectionMode: spec.connection_mode,
         runtime: meta.runtime,
         models: spec.models.length > 0 ? spec.models.map((m) => m.id) : meta.models,
         labels,
@@ -325,8 +340,10 @@ export class WorkerService {
         dpRank: rank,
         dpSize,
       });
+      first ??= worker;
       const previous = this.registry.get(id);
-      this.#poolLeases.set(worker, this.pools.acquire(worker.origin));
+      // A gRPC worker talks through its engine client, not an HTTP pool.
+      if (!grpc) this.#poolLeases.set(worker, this.pools.acquire(worker.origin));
       this.registry.add(worker);
       if (previous) this.#releasePool(previous);
       // Registration already proved the worker answers: activate it (SMG's final workflow step).
@@ -336,6 +353,7 @@ export class WorkerService {
       { worker: spec.url, runtime: meta.runtime, models: meta.models, dpSize },
       'worker registered',
     );
+    if (first) this.onActivated?.(first);
   }
 }
 

@@ -6,7 +6,10 @@ import { z } from 'zod';
 import { U32_MAX } from '../util/rust-int-limits.js';
 import { MAX_TIMER_SECS, timerLimitMessage } from '@switchyard/kit';
 import { RUNTIMES, WORKER_TYPES } from './worker.js';
-import { workerUrlSchema } from './worker-url.js';
+import { connectionModeOf, workerUrlSchema } from './worker-url.js';
+
+/** SMG's `ConnectionMode` values Switchyard has a client for (`zmq` has none). */
+const CONNECTION_MODES = ['http', 'grpc'] as const;
 
 const lowerEnum = <T extends readonly [string, ...string[]]>(values: T) =>
   z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(values));
@@ -38,7 +41,7 @@ export const workerSpecSchema = z
     url: workerUrlSchema,
     models: z.array(modelCard).default([]),
     worker_type: lowerEnum(WORKER_TYPES).default('regular'),
-    connection_mode: z.literal('http').default('http'),
+    connection_mode: lowerEnum(CONNECTION_MODES).optional(),
     runtime: lowerEnum(RUNTIMES).optional(),
     runtime_type: lowerEnum(RUNTIMES).optional(),
     labels: z.record(z.string(), z.string()).default({}),
@@ -53,7 +56,20 @@ export const workerSpecSchema = z
     dp_size: z.number().int().min(1).optional(),
     health: healthOverrideSchema.optional(),
   })
-  .loose();
+  .loose()
+  .transform((spec, ctx) => {
+    // The scheme decides, as SMG's `ConnectionMode::from_url`; a stated mode must agree with it.
+    const derived = connectionModeOf(spec.url);
+    if (spec.connection_mode !== undefined && spec.connection_mode !== derived) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['connection_mode'],
+        message: `is '${spec.connection_mode}' but the URL ${spec.url} is a${derived === 'http' ? 'n http' : ' grpc'} URL; use a ${spec.connection_mode === 'grpc' ? 'grpc:// or grpcs://' : 'http:// or https://'} URL or leave connection_mode out`,
+      });
+      return z.NEVER;
+    }
+    return { ...spec, connection_mode: derived };
+  });
 
 export type WorkerSpec = z.output<typeof workerSpecSchema>;
 

@@ -9,6 +9,7 @@ import { lease, type Lease } from '../util/lease.js';
 import { systemClock } from '@switchyard/kit';
 import { CircuitBreaker } from './circuit-breaker.js';
 import type { WorkerLoadSnapshot } from './load-snapshot.js';
+import { connectionModeOf, type ConnectionMode } from './worker-url.js';
 
 export const WORKER_TYPES = ['regular', 'prefill', 'decode'] as const;
 export type WorkerType = (typeof WORKER_TYPES)[number];
@@ -35,6 +36,8 @@ export interface WorkerInit {
   id: string;
   url: string;
   type: WorkerType;
+  /** Derived from the URL's scheme when not given. */
+  connectionMode?: ConnectionMode | undefined;
   runtime: Runtime;
   models: readonly string[];
   labels: Readonly<Record<string, string>>;
@@ -64,7 +67,9 @@ export type RoutingListener = (worker: Worker, change: RoutingChange) => void;
 export class Worker {
   readonly id: string;
   readonly url: string;
-  /** scheme://host:port, the key of this worker's connection pool. */
+  /** `grpc` for a `grpc://` or `grpcs://` worker: it has an engine client, not an HTTP pool. */
+  readonly connectionMode: ConnectionMode;
+  /** scheme://host:port, the key of this worker's connection pool (HTTP workers). */
   readonly origin: string;
   /** The URL's path prefix ('' or e.g. `/engine`): every request to this worker goes under it. */
   readonly basePath: string;
@@ -97,9 +102,11 @@ export class Worker {
   constructor(init: WorkerInit) {
     this.id = init.id;
     this.url = init.url;
+    this.connectionMode = init.connectionMode ?? connectionModeOf(init.url);
+    // A gRPC URL is `grpc://host:port` (worker-url.ts), for which WHATWG has no origin.
     const parsed = new URL(init.url);
-    this.origin = parsed.origin;
-    this.basePath = parsed.pathname.replace(/\/+$/, '');
+    this.origin = this.connectionMode === 'grpc' ? init.url : parsed.origin;
+    this.basePath = this.connectionMode === 'grpc' ? '' : parsed.pathname.replace(/\/+$/, '');
     this.type = init.type;
     this.runtime = init.runtime;
     this.models = init.models;

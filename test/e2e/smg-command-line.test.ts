@@ -170,8 +170,8 @@ const refusals: [string[], string][] = [
     'switchyard launch: --routing-key-headers: must be a valid HTTP header name (got "bad header")',
   ],
   [
-    ['--worker-urls', 'grpc://127.0.0.1:50051'],
-    'switchyard launch: --worker-urls: gRPC workers (grpc://, grpcs://) are not supported yet; use the http:// or https:// URL of the worker (got "grpc://127.0.0.1:50051")',
+    ['--worker-urls', 'ipc:///tmp/engine.sock'],
+    'switchyard launch: --worker-urls: ipc:// (ZMQ) workers are not supported yet; use the http:// or grpc:// URL of the worker (got "ipc:///tmp/engine.sock")',
   ],
 ];
 

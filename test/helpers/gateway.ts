@@ -10,6 +10,7 @@ import { silentLogger, type Logger } from '../../src/observability/logger.js';
 import { startGateway, type Gateway } from '../../src/server/gateway.js';
 import type { Clock, ManualClock } from '@switchyard/kit';
 import type { HostLookup } from '../../src/workers/target-guard.js';
+import type { GrpcConnector } from '../../src/workers/grpc-connector.js';
 import type { Random } from '@switchyard/kit';
 import { waitFor } from './wait-for.js';
 
@@ -37,6 +38,7 @@ export async function startTestGateway(
     clock?: Clock | undefined;
     lookup?: HostLookup;
     logger?: Logger;
+    grpc?: GrpcConnector;
   } = {},
 ): Promise<Gateway> {
   const config = buildConfig(parseFlags([...TEST_DEFAULTS, ...flags], GATEWAY_FLAGS));

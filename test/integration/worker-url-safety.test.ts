@@ -70,8 +70,13 @@ void describe('credentials in a worker URL', () => {
     );
     await assertWorkerRefused(
       gateway.url,
-      'grpc://127.0.0.1:50051',
-      /gRPC workers .* not supported yet/,
+      'GRPC://127.0.0.1:50051',
+      /scheme must be lower-case \(grpc:\/\/\)/,
+    );
+    await assertWorkerRefused(
+      gateway.url,
+      'ipc:///tmp/engine.sock',
+      /ipc:\/\/ \(ZMQ\) workers are not supported yet/,
     );
     assert.equal(gateway.internals.registry.all().length, 1);
   });

@@ -36,7 +36,7 @@ export function workerInfo(w: Worker, app: AppContext): Record<string, unknown> 
     models: w.models.map((id) => ({ id })),
     model_id: w.modelId,
     worker_type: w.type,
-    connection_mode: 'http',
+    connection_mode: w.connectionMode,
     runtime_type: w.runtime,
     labels: w.labels,
     priority: w.priority,

@@ -7,6 +7,8 @@
 import { request, type Dispatcher } from 'undici';
 import { workerCallHeaders } from '../../upstream/headers.js';
 import type { Runtime } from '../worker.js';
+import type { WorkerSpec } from '../spec.js';
+import type { StartupWait } from './startup-wait.js';
 
 /** Server-info and model-info fields kept as labels (SMG's curated subset plus `max_num_seqs`). */
 const LABEL_FIELDS = [
@@ -145,4 +147,44 @@ export async function probeHealth(url: string, opts: ProbeOptions): Promise<bool
   if (opts.timeoutMs <= 0) return false;
   const { status } = await getJson(url, opts);
   return status >= 200 && status < 300;
+}
+
+const DISCOVERY_TIMEOUT_MS = 10_000;
+
+export interface HttpRegistrationDeps {
+  healthEndpoint: string;
+  healthTimeoutMs: number;
+  healthDisabled: boolean;
+  apiKey: string | undefined;
+  dispatcher: Dispatcher;
+  wait: StartupWait;
+  /** Re-checks the worker's address before each contact (target-guard.ts); throws if refused. */
+  assertAllowed: (url: string) => Promise<void>;
+  signal: AbortSignal;
+}
+
+/**
+ * The HTTP half of a registration job: probe the health endpoint until it answers 2xx (unless
+ * health checks are disabled), then fingerprint the worker.
+ */
+export async function discoverHttpWorker(
+  spec: WorkerSpec,
+  deps: HttpRegistrationDeps,
+): Promise<DiscoveredMetadata> {
+  const probe = {
+    timeoutMs: deps.healthTimeoutMs,
+    apiKey: deps.apiKey,
+    dispatcher: deps.dispatcher,
+  };
+  while (!deps.healthDisabled) {
+    await deps.assertAllowed(spec.url);
+    if (await probeHealth(spec.url + deps.healthEndpoint, probe)) break;
+    await deps.wait.next();
+  }
+  deps.signal.throwIfAborted();
+  await deps.assertAllowed(spec.url);
+  return discoverMetadata(spec.url, spec.runtime ?? spec.runtime_type, {
+    ...probe,
+    timeoutMs: DISCOVERY_TIMEOUT_MS,
+  });
 }

@@ -219,9 +219,13 @@ const REFUSED: Record<string, [readonly string[], string]> = {
     ['--worker-urls', 'HTTP://127.0.0.1:9'],
     '--worker-urls: the scheme must be lower-case (http://), as SMG requires (got "HTTP://127.0.0.1:9")',
   ],
-  'a gRPC worker (not supported yet)': [
-    ['--worker-urls', 'grpcs://127.0.0.1:9'],
-    '--worker-urls: gRPC workers (grpc://, grpcs://) are not supported yet; use the http:// or https:// URL of the worker (got "grpcs://127.0.0.1:9")',
+  'an ipc (ZMQ) worker (not supported yet)': [
+    ['--worker-urls', 'ipc:///tmp/engine.sock'],
+    '--worker-urls: ipc:// (ZMQ) workers are not supported yet; use the http:// or grpc:// URL of the worker (got "ipc:///tmp/engine.sock")',
+  ],
+  'an upper-case gRPC scheme': [
+    ['--worker-urls', 'GRPC://127.0.0.1:9'],
+    '--worker-urls: the scheme must be lower-case (grpc://), as SMG requires (got "GRPC://127.0.0.1:9")',
   ],
   'a fractional token rate (SMG parses an i32)': [
     ['--rate-limit-tokens-per-second', '0.5'],

@@ -88,8 +88,17 @@ void describe('parseWorkerSpec: fields', () => {
     reject({ url: 'http://w:1', labels: { n: 1 } }, /'labels\.n'/);
   });
 
-  void it('only supports the http connection mode', () => {
-    reject({ url: 'http://w:1', connection_mode: 'grpc' }, /'connection_mode'/);
+  void it('derives the connection mode from the scheme; a stated mode must agree', () => {
+    assert.equal(accept({ url: 'http://w:1' }).connection_mode, 'http');
+    assert.equal(accept({ url: 'grpc://w:1' }).connection_mode, 'grpc');
+    assert.equal(accept({ url: 'grpcs://w:1', connection_mode: 'GRPC' }).connection_mode, 'grpc');
+    assert.equal(accept({ url: 'http://w:1', connection_mode: 'http' }).connection_mode, 'http');
+    reject(
+      { url: 'http://w:1', connection_mode: 'grpc' },
+      /'connection_mode' is 'grpc' but the URL http:\/\/w:1 is an http URL; use a grpc:\/\/ or grpcs:\/\/ URL/,
+    );
+    reject({ url: 'grpc://w:1', connection_mode: 'http' }, /'connection_mode' is 'http' but/);
+    reject({ url: 'grpc://w:1', connection_mode: 'zmq' }, /'connection_mode'/);
   });
 
   void it('checks the health override', () => {
@@ -104,7 +113,10 @@ void describe('parseWorkerSpec: fields', () => {
 
 void describe('parseWorkerSpec: url', () => {
   void it('rejects non-http URLs and non-URLs with a message naming url', () => {
-    reject({ url: 'ftp://x' }, /'url' must be an http:\/\/ or https:\/\/ URL/);
+    reject(
+      { url: 'ftp://x' },
+      /'url' must be an http:\/\/, https:\/\/, grpc:\/\/ or grpcs:\/\/ URL/,
+    );
     reject({ url: 'not a url' }, /'url' /);
     reject({ url: '' }, /'url' /);
     reject({ url: 8000 }, /'url' /);

@@ -37,6 +37,7 @@ void describe('parseWorkerUrl: one spelling per worker', () => {
       url: 'http://h.example:8000/Engine/v1',
       host: 'h.example',
       port: 8000,
+      connectionMode: 'http',
     });
     const d = parseWorkerUrl('https://h.example');
     assert.ok(d.ok);
@@ -87,22 +88,17 @@ void describe('parseWorkerUrl: refusals', () => {
     assert.match(refusal('Https://h'), /lower-case \(https:\/\/\)/);
   });
 
-  void it('refuses gRPC and ipc workers as not supported yet, not as a bad scheme', () => {
-    assert.match(
-      refusal('grpc://127.0.0.1:50051'),
-      /^gRPC workers \(grpc:\/\/, grpcs:\/\/\) are not supported yet/,
-    );
-    assert.match(refusal('grpcs://h:443'), /^gRPC workers .* not supported yet/);
+  void it('refuses ipc workers as not supported yet, not as a bad scheme', () => {
     assert.match(
       refusal('ipc:///tmp/engine.sock'),
       /^ipc:\/\/ \(ZMQ\) workers are not supported yet/,
     );
   });
 
-  void it('refuses non-http schemes and hostless URLs', () => {
-    assert.match(refusal('ftp://h'), /http:\/\/ or https:\/\//);
-    assert.match(refusal('file:///etc/passwd'), /http:\/\/ or https:\/\//);
-    assert.match(refusal('not a url'), /http:\/\/ or https:\/\//);
+  void it('refuses other schemes and hostless URLs', () => {
+    for (const url of ['ftp://h', 'file:///etc/passwd', 'not a url', 'grpc://']) {
+      assert.match(refusal(url), /http:\/\/, https:\/\/, grpc:\/\/ or grpcs:\/\//, url);
+    }
   });
 
   void it('refuses link-local and metadata addresses in every spelling WHATWG URL accepts', () => {
@@ -153,5 +149,40 @@ void describe('redactUrlCredentials', () => {
       '["http://***@h:1","https://***@y"]',
     );
     assert.equal(redactUrlCredentials('http://h:1/a@b'), 'http://h:1/a@b');
+  });
+});
+
+void describe('parseWorkerUrl: gRPC workers', () => {
+  void it('accepts grpc:// and grpcs:// as gRPC workers, with one spelling each', () => {
+    const r = parseWorkerUrl('grpc://Engine.Example:50051/');
+    assert.ok(r.ok);
+    assert.deepEqual(r.value, {
+      url: 'grpc://engine.example:50051',
+      host: 'engine.example',
+      port: 50051,
+      connectionMode: 'grpc',
+    });
+    assert.equal(normalised(' grpcs://[::1]:9000 '), 'grpcs://[::1]:9000');
+    assert.equal(normalised('grpc://0x7f000001:1'), 'grpc://127.0.0.1:1');
+  });
+
+  void it('names the port SMG dials when the URL gives none: 80 for grpc://, 443 for grpcs://', () => {
+    assert.equal(normalised('grpc://h'), 'grpc://h:80');
+    assert.equal(normalised('grpc://h:80'), 'grpc://h:80');
+    assert.equal(normalised('grpcs://h'), 'grpcs://h:443');
+  });
+
+  void it('refuses what a gRPC URL cannot carry: a path, credentials, a query', () => {
+    assert.match(refusal('grpc://h:1/engine'), /must not have a path/);
+    assert.match(refusal('grpc://u:secret@h:1'), /credentials/);
+    assert.match(refusal('grpc://h:1?x=1'), /query/);
+  });
+
+  void it('applies the case rule and the address rules as for http', () => {
+    assert.match(refusal('GRPC://h:1'), /lower-case \(grpc:\/\/\)/);
+    assert.match(refusal('Grpcs://h:1'), /lower-case \(grpcs:\/\/\)/);
+    assert.match(refusal('grpc://169.254.169.254:1'), /link-local or cloud metadata/);
+    assert.match(refusal('grpc://2852039166:1'), /link-local or cloud metadata/);
+    assert.match(refusal('grpc://metadata.google.internal:1'), /metadata service/);
   });
 });
