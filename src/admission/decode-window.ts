@@ -15,13 +15,21 @@ export const WINDOW_LABELS = ['max_num_seqs', 'max_running_requests'] as const;
 /**
  * The decode worker's running window, or undefined when it reports none (then it is not gated,
  * which is the behaviour before decode admission existed). The first label holding a positive
- * integer wins: a malformed or zero `max_num_seqs` must not disable a valid fallback.
+ * integer wins: a malformed or zero `max_num_seqs` must not disable a valid fallback. A gRPC
+ * worker without either label (vLLM's server info names neither) takes `max_running_requests`
+ * from its latest `GetLoads` report, summed over the ranks it reports.
  */
-export function windowOf(worker: Pick<Worker, 'labels'>): number | undefined {
+export function windowOf(
+  worker: Pick<Worker, 'labels'> & Partial<Pick<Worker, 'connectionMode' | 'loadSnapshot'>>,
+): number | undefined {
   for (const name of WINDOW_LABELS) {
     const raw = worker.labels[name]?.trim();
     if (raw === undefined || !/^\d+$/.test(raw)) continue;
     const n = Number(raw);
+    if (Number.isSafeInteger(n) && n > 0) return n;
+  }
+  if (worker.connectionMode === 'grpc' && worker.loadSnapshot) {
+    const n = worker.loadSnapshot.ranks.reduce((a, r) => a + r.maxRunningRequests, 0);
     if (Number.isSafeInteger(n) && n > 0) return n;
   }
   return undefined;

@@ -142,6 +142,7 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     logger,
     removeWorker: (w) => workers.remove(w.id, w.url),
     dispatcher: workerDispatcher,
+    engineClients,
     clock,
   });
   const loadMonitor = loadMonitorFromConfig(config, {
@@ -149,6 +150,7 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     metrics,
     clock,
     dispatcher: workerDispatcher,
+    engineClients,
     policyReadsLoads: policyReadsLoads(config.policy, config),
   });
   const limiter = concurrencyLimiterFromConfig(config, { clock, hooks: hooks.limiter });

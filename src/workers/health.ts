@@ -1,7 +1,9 @@
 /**
  * Periodic health probes per worker, driving the status machine in `health-state.ts`. Each
  * worker has its own timer chain (probes never overlap for one worker); a removed worker's
- * chain stops.
+ * chain stops. An HTTP worker is probed at `--health-check-endpoint`; a gRPC worker by its
+ * engine's own `HealthCheck` RPC (SMG `grpc_health_check`): healthy is the reply's `healthy`,
+ * and an RPC error or a timeout is a failure, fed to the same state machine.
  */
 import type { Dispatcher } from 'undici';
 import type { GatewayConfig } from '../config/schema.js';
@@ -14,6 +16,7 @@ import type { WorkerRegistry } from './registry.js';
 import type { HealthOverride } from './spec.js';
 import type { Worker } from './worker.js';
 import { BACKGROUND } from '../util/every.js';
+import type { EngineClients } from './engine-clients.js';
 
 /** Durations in milliseconds; the flags and worker overrides in seconds are converted by the caller. */
 export interface HealthConfig {
@@ -51,6 +54,8 @@ export interface HealthCheckerDeps {
   /** Called when a worker reaches `failed` and `--remove-unhealthy-workers` is on. */
   removeWorker: (worker: Worker) => void;
   dispatcher: Dispatcher;
+  /** gRPC workers' clients, for their `HealthCheck` probes. */
+  engineClients?: EngineClients | undefined;
   clock?: Clock;
 }
 
@@ -84,6 +89,7 @@ export function healthCheckerFromConfig(
     deps.removeWorker,
     deps.dispatcher,
     deps.clock ?? systemClock,
+    deps.engineClients,
   );
 }
 
@@ -100,6 +106,7 @@ export class HealthChecker {
     /** The gateway's guarded worker Agent (connect-guard.ts): probes reach only allowed addresses. */
     private readonly dispatcher: Dispatcher,
     private readonly clock: Clock = systemClock,
+    private readonly engineClients?: EngineClients,
   ) {
     registry.on('added', (w) => this.start(w));
     registry.on('replaced', (prev, next) => {
@@ -160,11 +167,14 @@ export class HealthChecker {
     // A draining worker is leaving: its health no longer matters to anyone.
     if (worker.status === 'draining') return;
     const s = this.#settings(worker);
-    const ok = await probeHealth(worker.upstreamUrl(s.endpoint), {
-      timeoutMs: s.timeoutMs,
-      apiKey: worker.apiKey,
-      dispatcher: this.dispatcher,
-    });
+    const ok =
+      worker.connectionMode === 'grpc'
+        ? await this.#probeGrpc(worker, s.timeoutMs)
+        : await probeHealth(worker.upstreamUrl(s.endpoint), {
+            timeoutMs: s.timeoutMs,
+            apiKey: worker.apiKey,
+            dispatcher: this.dispatcher,
+          });
     const tracked = this.#tracked.get(worker);
     if (!tracked || tracked.stopped) return;
     this.metrics.workerHealthChecks.inc({
@@ -185,6 +195,24 @@ export class HealthChecker {
     if (next.status === 'failed') {
       this.stop(worker);
       if (this.config.removeUnhealthy) this.removeWorker(worker);
+    }
+  }
+
+  /**
+   * One gRPC probe: the engine's `HealthCheck` under the health timeout (SMG reads `healthy`;
+   * an RPC error or a timeout is a failure). A probe allowed no time fails, as the HTTP probe.
+   */
+  async #probeGrpc(worker: Worker, timeoutMs: number): Promise<boolean> {
+    if (timeoutMs <= 0 || !this.engineClients) return false;
+    try {
+      const report = await this.engineClients.get(worker).healthCheck(timeoutMs);
+      if (!report.healthy) {
+        this.logger.debug({ worker: worker.url, message: report.message }, 'engine unhealthy');
+      }
+      return report.healthy;
+    } catch (err) {
+      this.logger.debug({ worker: worker.url, err: (err as Error).message }, 'HealthCheck failed');
+      return false;
     }
   }
 }

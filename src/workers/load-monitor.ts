@@ -1,7 +1,8 @@
 /**
  * Polls every worker's engine load each `--load-monitor-interval` seconds and stores it on the
  * worker (SMG WorkerMonitor): `/v1/loads`, falling back to `/metrics` once the endpoint is known to
- * be absent. Each report re-evaluates the overload veto and, with `--engine-metrics`, the
+ * be absent; a gRPC worker's `GetLoads` RPC, and no report from one that answers
+ * `UNIMPLEMENTED` (remembered). Each report re-evaluates the overload veto and, with `--engine-metrics`, the
  * `smg_engine_*` gauges. A report older than three intervals is dropped, so a worker whose polls
  * fail looks "unknown", never idle.
  */
@@ -22,6 +23,11 @@ import { EngineGauges } from './engine-gauges.js';
 import { parseLoadsJson, parseLoadsMetrics } from './load-parse.js';
 import type { WorkerRegistry } from './registry.js';
 import type { Worker } from './worker.js';
+import { EngineCallError, type EngineLoad } from '../engine/types.js';
+import type { EngineClients } from './engine-clients.js';
+
+/** grpc-js `status.UNIMPLEMENTED`: the runtime has no `GetLoads`. */
+const GRPC_UNIMPLEMENTED = 12;
 
 export interface LoadMonitorConfig {
   /** `--load-monitor-interval` in milliseconds. */
@@ -48,6 +54,8 @@ export interface LoadMonitorDeps {
   metrics: GatewayMetrics;
   clock: Clock;
   dispatcher: Dispatcher;
+  /** gRPC workers' clients, for their `GetLoads` RPC. */
+  engineClients?: EngineClients | undefined;
   /** Whether the routing policy reads loads (policies/names.ts `policyReadsLoads` says). */
   policyReadsLoads: boolean;
 }
@@ -73,6 +81,7 @@ export function loadMonitorFromConfig(
     deps.metrics,
     deps.clock,
     deps.dispatcher,
+    deps.engineClients,
   );
 }
 
@@ -83,6 +92,8 @@ export class LoadMonitor {
   #started = false;
   /** Workers whose `/v1/loads` is absent: poll `/metrics` instead (remembered, as SMG). */
   readonly #noLoadsEndpoint = new WeakSet<Worker>();
+  /** gRPC workers whose runtime answered `GetLoads` with UNIMPLEMENTED: not reporting. */
+  readonly #noGrpcLoads = new WeakSet<Worker>();
   #round: Promise<void> | undefined;
   readonly #engineGauges: EngineGauges;
 
@@ -93,6 +104,7 @@ export class LoadMonitor {
     private readonly clock: Clock,
     /** The gateway's guarded worker Agent (connect-guard.ts): polls reach only allowed addresses. */
     private readonly dispatcher: Dispatcher,
+    private readonly engineClients?: EngineClients,
   ) {
     this.#engineGauges = new EngineGauges(metrics);
     registry.on('removed', (worker) => this.#engineGauges.clear(worker.key));
@@ -181,8 +193,21 @@ export class LoadMonitor {
     for (const [model, n] of byModel) this.metrics.workersOverloaded.set({ model }, n);
   }
 
+  async #fetchGrpc(worker: Worker, timeoutMs: number): Promise<RankLoad[] | undefined> {
+    if (!this.engineClients || this.#noGrpcLoads.has(worker)) return undefined;
+    try {
+      return (await this.engineClients.get(worker).getLoads(timeoutMs)).map(rankFromEngine);
+    } catch (err) {
+      if (err instanceof EngineCallError && err.code === GRPC_UNIMPLEMENTED) {
+        this.#noGrpcLoads.add(worker);
+      }
+      return undefined;
+    }
+  }
+
   async #fetch(worker: Worker): Promise<RankLoad[] | undefined> {
     const timeoutMs = Math.min(5000, this.config.intervalMs);
+    if (worker.connectionMode === 'grpc') return this.#fetchGrpc(worker, timeoutMs);
     const headers = workerCallHeaders(worker.apiKey);
     const get = async (path: string): Promise<{ status: number; text: string } | undefined> => {
       try {
@@ -215,4 +240,24 @@ export class LoadMonitor {
     const metrics = await get('/metrics');
     return metrics && metrics.status === 200 ? parseLoadsMetrics(metrics.text) : undefined;
   }
+}
+
+/**
+ * A `GetLoads` rank as the snapshot the HTTP reports feed. The engine client's load carries no
+ * throughput, cache hit rate or uncached waiting tokens; those read 0 (unknown), as a
+ * `/metrics` fallback report without them does.
+ */
+export function rankFromEngine(load: EngineLoad): RankLoad {
+  return {
+    dpRank: load.dpRank,
+    runningReqs: load.numRunningReqs,
+    waitingReqs: load.numWaitingReqs,
+    waitingUncachedTokens: 0,
+    usedTokens: load.numUsedTokens,
+    maxTotalTokens: load.maxTotalNumTokens,
+    tokenUsage: load.tokenUsage,
+    genThroughput: 0,
+    cacheHitRate: 0,
+    maxRunningRequests: load.maxRunningRequests,
+  };
 }
