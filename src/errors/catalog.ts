@@ -68,6 +68,19 @@ export const ERROR_CATALOG = {
   decode_request_failed: 502,
   decode_read_failed: 502,
   no_prefill_servers: 503,
+  // gRPC mode: bad input found while preparing the engine request, never sent to a worker.
+  invalid_request_parameters: 400,
+  multimodal_not_supported: 400,
+  /** The chat template raised or failed to render (SMG's code). */
+  process_messages_failed: 400,
+  /** The prompt's token count is over the worker's `max_req_input_len` / `max_context_length`. */
+  context_length_exceeded: 400,
+  /** No tokenizer is registered for the model yet; 503 with Retry-After, not retried (SMG: 500). */
+  tokenizer_not_found: 503,
+  // gRPC mode: the status is the one mapped from the gRPC code (passed in); these are defaults.
+  start_generation_failed: 500,
+  worker_stream_failed: 500,
+  no_responses_from_server: 500,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
