@@ -13,6 +13,7 @@ import type { GatewayFlag } from './flag-status.js';
 import { RESILIENCE_FLAGS } from './flags-resilience.js';
 import { ROUTING_FLAGS } from './flags-routing.js';
 import { SERVING_FLAGS } from './flags-serving.js';
+import { TOKENIZER_FLAGS } from './flags-tokenizer.js';
 import { NO_EFFECT_FLAGS } from './smg-flags-no-effect.js';
 import { UNSUPPORTED_FLAGS } from './smg-flags-unsupported.js';
 
@@ -142,6 +143,7 @@ const CORE_FLAGS: readonly CoreFlag[] = [
   ...ROUTING_FLAGS,
   ...RESILIENCE_FLAGS,
   ...SERVING_FLAGS,
+  ...TOKENIZER_FLAGS,
 ];
 
 /** The one flag table: implemented, then SMG's no-effect and unsupported flags. */

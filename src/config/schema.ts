@@ -162,6 +162,13 @@ export const gatewayConfigSchema = z.object({
   workerStartupDelay: secs(0),
   workerStartupCheckInterval: secs(1),
   healthCheckPort: port.optional(),
+  // Tokenizer sources and cache (gRPC workers); paths are checked when a tokenizer loads.
+  modelPath: z.string().min(1).optional(),
+  tokenizerPath: z.string().min(1).optional(),
+  chatTemplate: z.string().min(1).optional(),
+  disableTokenizerAutoload: z.boolean(),
+  tokenizerCacheEnableL0: z.boolean(),
+  tokenizerCacheL0MaxEntries: nonNegativeInt,
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

@@ -46,10 +46,8 @@ const EVENT_ROUTING =
   "Tunes SMG's event-driven KV-cache routing, fed by engine KV events over gRPC; Switchyard's workers are HTTP and its cache_aware routing uses its own prefix tree.";
 const HASH_INDEX =
   "Tunes SMG's hash cache index; Switchyard's cache_aware always uses a prefix tree (SMG's default `--cache-index tree`).";
-const TOKENIZER =
-  'Loads a gateway-side tokenizer in SMG; Switchyard runs none: its HTTP workers tokenize, and the tokenizer routes (`/v1/tokenize`, `/v1/tokenizers`) are absent (404).';
-const TOKENIZER_CACHE =
-  "Sizes the caches of SMG's gateway-side tokenizer, which Switchyard does not run.";
+const TOKENIZER_L1 =
+  "Sizes SMG's L1 prefix cache of the gateway-side tokenizer; Switchyard's tokenizers have the L0 exact-match cache only, so encodings are the same and only their cost differs.";
 const MULTIMODAL =
   "Tensor transport of SMG's gRPC multimodal pipeline; HTTP workers receive images inside the request body.";
 const JOB_QUEUE =
@@ -153,19 +151,10 @@ export const NO_EFFECT_FLAGS: readonly NoEffectFlag[] = [
     "Switchyard's duration histograms use SMG's default buckets (docs/metrics.md, Histogram buckets).",
     { check: finiteNumber },
   ),
-  // Tokenizer and multimodal (main.rs:551-556, 849-877)
-  noEffect('model-path', 'string', 'Tokenizer source (HF id or path)', TOKENIZER, {
-    aliases: ['model'],
-  }),
-  noEffect('tokenizer-path', 'string', 'Explicit tokenizer path', TOKENIZER),
-  noEffect('disable-tokenizer-autoload', 'bool', 'No tokenizer autoload', TOKENIZER),
-  noEffect('tokenizer-cache-enable-l0', 'bool', 'Exact-match tokenizer cache', TOKENIZER_CACHE),
-  noEffect('tokenizer-cache-l0-max-entries', 'int', 'L0 cache entries', TOKENIZER_CACHE, {
-    default: 10000,
-    check: u64,
-  }),
-  noEffect('tokenizer-cache-enable-l1', 'bool', 'Prefix tokenizer cache', TOKENIZER_CACHE),
-  noEffect('tokenizer-cache-l1-max-memory', 'int', 'L1 cache bytes', TOKENIZER_CACHE, {
+  // Tokenizer L1 cache and multimodal (main.rs:551-556, 873-877); the other tokenizer flags
+  // are implemented (flags-tokenizer.ts).
+  noEffect('tokenizer-cache-enable-l1', 'bool', 'Prefix tokenizer cache', TOKENIZER_L1),
+  noEffect('tokenizer-cache-l1-max-memory', 'int', 'L1 cache bytes', TOKENIZER_L1, {
     default: 52428800,
     check: u64,
   }),

@@ -101,13 +101,7 @@ export const UNSUPPORTED_FLAGS: readonly UnsupportedFlag[] = [
     'per-tenant rate limiting',
     'Tenant limit YAML',
   ),
-  // Gateway-side parsing (main.rs:857, 882-890)
-  unsupported(
-    'chat-template',
-    'string',
-    'gateway-side chat templating (gRPC pipeline)',
-    'Chat template',
-  ),
+  // Gateway-side parsing (main.rs:882-890)
   unsupported(
     'reasoning-parser',
     'string',

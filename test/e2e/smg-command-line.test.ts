@@ -76,7 +76,6 @@ test('a Helm-chart-style argv with no subcommand starts, warns once about --bloc
       .filter((line) => line.includes('accepted with no effect'));
     assert.equal(warnings.length, 1, run.stderr());
     assert.deepEqual((JSON.parse(warnings[0] ?? '{}') as { flags: string[] }).flags, [
-      '--model-path',
       '--block-size',
       '--log-dir',
     ]);

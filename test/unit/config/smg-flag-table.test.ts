@@ -143,14 +143,18 @@ void describe('statuses act at launch', () => {
       '32',
       '--log-dir',
       '/var/log/smg',
-      '--model',
-      'm',
+      '--tokenizer-cache-enable-l1',
       '--block-size',
       '16',
       '--runtime',
       'vllm',
     ]);
-    assert.deepEqual(noEffect, ['--block-size', '--log-dir', '--model', '--runtime']);
+    assert.deepEqual(noEffect, [
+      '--block-size',
+      '--log-dir',
+      '--tokenizer-cache-enable-l1',
+      '--runtime',
+    ]);
     assert.equal('blockSize' in config, false);
     assert.deepEqual(resolveLaunchFlags([]).noEffect, []);
   });

@@ -1,0 +1,54 @@
+/**
+ * The tokenizer flags of `switchyard launch`, SMG's names and CLI defaults (main.rs "Tokenizer"
+ * section): where a gRPC model's tokenizer comes from and how its encodings are cached. HTTP
+ * workers tokenize themselves, so these change nothing for them.
+ */
+import type { CoreFlag } from './core-flag.js';
+import { u64 } from './flag-status.js';
+
+export const TOKENIZER_FLAGS: readonly CoreFlag[] = [
+  {
+    name: 'model-path',
+    key: 'modelPath',
+    kind: 'string',
+    aliases: ['model'],
+    metavar: '<dir>',
+    help: "Tokenizer source after a worker's tokenizer_path/model_path labels and --tokenizer-path: a local directory (no hub download at run time)",
+  },
+  {
+    name: 'tokenizer-path',
+    key: 'tokenizerPath',
+    kind: 'string',
+    metavar: '<dir>',
+    help: "Tokenizer directory for gRPC workers whose labels name none (a worker's tokenizer_path/model_path label wins)",
+  },
+  {
+    name: 'chat-template',
+    key: 'chatTemplate',
+    kind: 'string',
+    metavar: '<path>',
+    help: 'Chat template file (.jinja, or .json with a chat_template) for every gateway-side tokenizer',
+  },
+  {
+    name: 'disable-tokenizer-autoload',
+    key: 'disableTokenizerAutoload',
+    kind: 'bool',
+    default: false,
+    help: 'Do not load tokenizers when gRPC workers register; readiness then does not wait for them',
+  },
+  {
+    name: 'tokenizer-cache-enable-l0',
+    key: 'tokenizerCacheEnableL0',
+    kind: 'bool',
+    default: false,
+    help: 'Exact-match cache of whole encodings (L0)',
+  },
+  {
+    name: 'tokenizer-cache-l0-max-entries',
+    key: 'tokenizerCacheL0MaxEntries',
+    kind: 'int',
+    default: 10000,
+    check: u64,
+    help: 'Entries the L0 cache holds',
+  },
+];
