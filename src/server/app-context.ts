@@ -10,6 +10,8 @@ export type AppContext = Readonly<
     Components,
     | 'config'
     | 'registry'
+    | 'engineClients'
+    | 'tokenizers'
     | 'workers'
     | 'router'
     | 'pools'

@@ -29,6 +29,12 @@ import { connectGuardFromConfig, guardedWorkerAgent } from '../workers/connect-g
 import { EngineClients } from '../workers/engine-clients.js';
 import { unavailableGrpcConnector, type GrpcConnector } from '../workers/grpc-connector.js';
 import { healthCheckerFromConfig, type HealthChecker } from '../workers/health.js';
+import { tokenizerJobFromConfig } from '../workers/tokenizer-job.js';
+import {
+  unavailableTokenizers,
+  type TokenizerLoaders,
+  type TokenizerRegistryLike,
+} from '../workers/tokenizer-source.js';
 import { loadMonitorFromConfig, type LoadMonitor } from '../workers/load-monitor.js';
 import { WorkerRegistry } from '../workers/registry.js';
 import { workerServiceFromConfig, type WorkerService } from '../workers/service.js';
@@ -48,12 +54,19 @@ export interface ComponentOptions {
   lookup?: HostLookup;
   /** Dials and detects gRPC engines (tests inject fakes); defaults to the engine clients. */
   grpc?: GrpcConnector;
+  /** The model tokenizers of gRPC workers and their loaders (tests inject fakes). */
+  tokenizers?: { tokenizers: TokenizerRegistryLike; loaders: TokenizerLoaders };
 }
 
 // TODO(grpc-merge): replace with the real connector from src/engine/connect.ts:
 // { connect: (url, runtime) => connectEngine(url, runtime, { clock, logger }), detect: detectEngineRuntime }
 const defaultGrpcConnector = (): GrpcConnector =>
   unavailableGrpcConnector('gRPC engine clients are not built yet');
+
+// TODO(grpc-merge): replace with the tokenizer module: { tokenizers: new TokenizerRegistry({ clock,
+// logger }), loaders: { loadDir: loadTokenizerDir, loadBundle: loadTokenizerBundle } }
+const defaultTokenizers = (): { tokenizers: TokenizerRegistryLike; loaders: TokenizerLoaders } =>
+  unavailableTokenizers('the tokenizer module is not built yet');
 
 /**
  * Every long-lived part of one gateway: what `Gateway.internals` hands to tests and embedders.
@@ -69,6 +82,8 @@ export interface Components {
   pools: UpstreamPools;
   /** One engine client per gRPC worker URL: `engineClients.get(worker)`. */
   engineClients: EngineClients;
+  /** Each gRPC model's tokenizer: `tokenizers.get(modelId)`. */
+  tokenizers: TokenizerRegistryLike;
   /** Calls to workers outside the pools (probes, load polls, fan-outs); same connect-time guard. */
   workerDispatcher: Agent;
   policies: PolicyRegistry;
@@ -126,8 +141,17 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
   const targets = targetGuardFromConfig(config, { lookup: opts.lookup });
   const engineClients = new EngineClients(opts.grpc ?? defaultGrpcConnector());
   engineClients.attach(registry);
+  const { tokenizers, loaders } = opts.tokenizers ?? defaultTokenizers();
+  const tokenizerJob = tokenizerJobFromConfig(config, {
+    tokenizers,
+    loaders,
+    registry,
+    clients: engineClients,
+    logger,
+  });
   const workers = workerServiceFromConfig(config, {
     engineClients,
+    onActivated: tokenizerJob && ((w) => void tokenizerJob.submit(w)),
     registry,
     pools,
     logger,
@@ -162,6 +186,7 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     registry,
     pools,
     engineClients,
+    tokenizers,
     workerDispatcher,
     policies,
     router,

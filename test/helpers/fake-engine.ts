@@ -1,7 +1,8 @@
 /**
- * In-test stand-ins for the gRPC engine clients (src/engine/ is built on another branch): a
- * scripted `EngineClient` per URL and a `GrpcConnector` that hands them out, counting dials,
- * detections and closes. End-to-end tests against the simulator's gRPC server replace these.
+ * In-test stand-ins for the gRPC engine clients and the tokenizer module (src/engine/ and
+ * src/tokenizer/ are built on other branches): a scripted `EngineClient` per URL, a
+ * `GrpcConnector` that hands them out, a tokenizer registry with the real one's dedupe, and
+ * recording loaders. End-to-end tests against the simulator's gRPC server replace these.
  */
 import { Writable } from 'node:stream';
 import { createLogger, type Logger } from '../../src/observability/logger.js';
@@ -15,6 +16,12 @@ import {
   type TokenizerBundle,
 } from '../../src/engine/types.js';
 import type { GrpcConnector } from '../../src/workers/grpc-connector.js';
+import type { ModelTokenizer } from '../../src/tokenizer/types.js';
+import type {
+  TokenizerLoaders,
+  TokenizerLoadOptions,
+  TokenizerRegistryLike,
+} from '../../src/workers/tokenizer-source.js';
 
 /** grpc-js status codes used by the fakes. */
 export const GRPC_STATUS = { UNAVAILABLE: 14, UNIMPLEMENTED: 12, INTERNAL: 13 } as const;
@@ -153,4 +160,91 @@ export function capturingLogger(): { logger: Logger; records: Record<string, unk
     },
   });
   return { logger: createLogger({ level: 'debug', json: true, destination }), records };
+}
+
+/** A tokenizer registry with the real one's dedupe (one load per model) and no retries. */
+export class FakeTokenizerRegistry implements TokenizerRegistryLike {
+  readonly #loaded = new Map<string, ModelTokenizer>();
+  readonly #loading = new Map<string, Promise<ModelTokenizer>>();
+  readonly #listeners = new Set<(modelId: string) => void>();
+  registerCalls = 0;
+
+  get(modelId: string): ModelTokenizer | undefined {
+    return this.#loaded.get(modelId);
+  }
+  has(modelId: string): boolean {
+    return this.#loaded.has(modelId);
+  }
+  register(modelId: string, load: () => Promise<ModelTokenizer>): Promise<ModelTokenizer> {
+    this.registerCalls += 1;
+    const done = this.#loaded.get(modelId);
+    if (done) return Promise.resolve(done);
+    let pending = this.#loading.get(modelId);
+    if (!pending) {
+      pending = load().then(
+        (tok) => {
+          this.#loading.delete(modelId);
+          this.#loaded.set(modelId, tok);
+          for (const l of this.#listeners) l(modelId);
+          return tok;
+        },
+        (err: unknown) => {
+          this.#loading.delete(modelId);
+          throw err;
+        },
+      );
+      this.#loading.set(modelId, pending);
+    }
+    return pending;
+  }
+  onChange(listener: (modelId: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+}
+
+/** A tokenizer that only knows where it came from. */
+export function stubTokenizer(modelId: string, source: string): ModelTokenizer {
+  const no = (): never => {
+    throw new Error('stub tokenizer');
+  };
+  return {
+    modelId,
+    source,
+    vocabSize: 0,
+    eosTokenIds: [],
+    hasChatTemplate: false,
+    encode: no,
+    decode: no,
+    tokenToId: () => undefined,
+    idToToken: () => undefined,
+    renderChat: no,
+    stopDecoder: no,
+  };
+}
+
+/** Loaders that record each call and build stub tokenizers (or fail, or wait on a gate). */
+export class FakeLoaders implements TokenizerLoaders {
+  readonly calls: { kind: 'dir' | 'bundle'; where: string; opts: TokenizerLoadOptions }[] = [];
+  /** Directories whose load fails with this message. */
+  readonly failingDirs = new Map<string, string>();
+  /** While set, every load waits for it. */
+  gate: Promise<void> | undefined;
+
+  async loadDir(dir: string, opts: TokenizerLoadOptions): Promise<ModelTokenizer> {
+    this.calls.push({ kind: 'dir', where: dir, opts });
+    await this.gate;
+    const failure = this.failingDirs.get(dir);
+    if (failure !== undefined) throw new Error(failure);
+    return stubTokenizer(opts.modelId, dir);
+  }
+  async loadBundle(
+    bundle: TokenizerBundle,
+    opts: TokenizerLoadOptions & { origin: string },
+  ): Promise<ModelTokenizer> {
+    this.calls.push({ kind: 'bundle', where: opts.origin, opts });
+    await this.gate;
+    if (bundle.sha256 === 'bad') throw new Error('Bundle fingerprint mismatch');
+    return stubTokenizer(opts.modelId, opts.origin);
+  }
 }

@@ -11,6 +11,7 @@ import { startGateway, type Gateway } from '../../src/server/gateway.js';
 import type { Clock, ManualClock } from '@switchyard/kit';
 import type { HostLookup } from '../../src/workers/target-guard.js';
 import type { GrpcConnector } from '../../src/workers/grpc-connector.js';
+import type { ComponentOptions } from '../../src/server/components.js';
 import type { Random } from '@switchyard/kit';
 import { waitFor } from './wait-for.js';
 
@@ -39,6 +40,7 @@ export async function startTestGateway(
     lookup?: HostLookup;
     logger?: Logger;
     grpc?: GrpcConnector;
+    tokenizers?: NonNullable<ComponentOptions['tokenizers']>;
   } = {},
 ): Promise<Gateway> {
   const config = buildConfig(parseFlags([...TEST_DEFAULTS, ...flags], GATEWAY_FLAGS));

@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson, sendText } from '../../errors/respond.js';
 import type { AppContext } from '../app-context.js';
+import { tokenizersReady } from '../../workers/tokenizer-job.js';
 
 export function liveness(_req: IncomingMessage, res: ServerResponse): void {
   // Stays OK while draining: the process is alive, it just takes no new work.
@@ -30,6 +31,13 @@ export function readiness(_req: IncomingMessage, res: ServerResponse, app: AppCo
   const ready = igw ? regularReady || pdReady : pd ? pdReady : healthy > 0;
   if (!ready) {
     sendJson(res, 503, { status: 'not ready', reason: 'insufficient healthy workers' });
+    return;
+  }
+  // SMG's tokenizer gate: every healthy gRPC worker's model has its tokenizer registered
+  // (computed per request, so a registration shows at the next probe).
+  const tokenizers = app.config.disableTokenizerAutoload ? undefined : app.tokenizers;
+  if (!tokenizersReady(app.registry.all(), tokenizers)) {
+    sendJson(res, 503, { status: 'not ready', reason: 'tokenizer not yet registered' });
     return;
   }
   sendJson(res, 200, { status: 'ready', healthy_workers: healthy, total_workers: workers.length });
