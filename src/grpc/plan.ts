@@ -1,0 +1,155 @@
+/**
+ * What a gRPC-mode request asks for, read once from its body: the prompt (chat messages for the
+ * template, a text, or token ids), sampling, streaming options, logprobs and echo. Inputs the
+ * pipeline cannot serve yet (images, audio, video; batches of several prompts) are refused here
+ * with a 400, before any worker is chosen.
+ */
+import type { SamplingInput } from '../engine/types.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { RequestContext } from '../routing/request-context.js';
+import type { ChatTemplateInput } from '../tokenizer/types.js';
+import type { JsonObject } from '../util/json.js';
+import { badParam, chatSampling, completionSampling, generateSampling } from './sampling.js';
+
+export type PromptInput =
+  | { kind: 'chat'; input: ChatTemplateInput }
+  | { kind: 'text'; text: string }
+  | { kind: 'ids'; ids: readonly number[] };
+
+export interface GrpcPlan {
+  kind: 'chat' | 'completion' | 'generate';
+  stream: boolean;
+  includeUsage: boolean;
+  sampling: SamplingInput;
+  /** Output logprobs with this many alternatives per token. */
+  logprobs: { topLogprobs: number } | undefined;
+  /** Completions: put the prompt text in front of the output. */
+  echo: boolean;
+  prompt: PromptInput;
+}
+
+function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function multimodal(what: string): GatewayError {
+  return new GatewayError(
+    'multimodal_not_supported',
+    `${what} is not supported in gRPC mode yet; send text only`,
+  );
+}
+
+const TEXT_PARTS = new Set(['text', 'input_text']);
+
+/** Chat messages as the template sees them; non-text content parts are refused. */
+function chatMessages(body: JsonObject): Record<string, unknown>[] {
+  const messages = body.messages;
+  if (!Array.isArray(messages)) throw badParam("'messages' must be a list");
+  for (const m of messages) {
+    if (!isObject(m)) throw badParam("each of 'messages' must be an object");
+    const content = m.content;
+    if (Array.isArray(content)) {
+      for (const part of content) {
+        const type = isObject(part) ? part.type : undefined;
+        if (typeof type !== 'string' || !TEXT_PARTS.has(type))
+          throw multimodal(`Message content of type '${String(type)}'`);
+      }
+    }
+  }
+  return messages as Record<string, unknown>[];
+}
+
+function kwargs(body: JsonObject): Record<string, unknown> | undefined {
+  const k = body.chat_template_kwargs;
+  if (k === undefined || k === null) return undefined;
+  if (!isObject(k)) throw badParam("'chat_template_kwargs' must be an object");
+  return k;
+}
+
+/** Completions and /generate take one prompt; a batch of several is refused (not built yet). */
+function singlePrompt(value: unknown, field: string): PromptInput {
+  if (typeof value === 'string') return { kind: 'text', text: value };
+  if (Array.isArray(value) && value.length > 0 && value.every((t) => typeof t === 'number'))
+    return { kind: 'ids', ids: value };
+  if (Array.isArray(value) && value.length === 1) return singlePrompt(value[0], field);
+  throw new GatewayError(
+    'invalid_request_parameters',
+    `'${field}' must be one prompt (a string or a token list) in gRPC mode; batches of prompts are not supported yet`,
+  );
+}
+
+function topLogprobs(body: JsonObject, field: string): number {
+  const v = body[field];
+  return typeof v === 'number' && Number.isInteger(v) && v > 0 ? Math.min(v, 20) : 0;
+}
+
+export function planFor(ctx: RequestContext): GrpcPlan {
+  const body = ctx.body;
+  const streamOptions = isObject(body.stream_options) ? body.stream_options : undefined;
+  const includeUsage = streamOptions?.include_usage === true;
+  switch (ctx.endpoint) {
+    case 'chat': {
+      const input: ChatTemplateInput = {
+        messages: chatMessages(body),
+        addGenerationPrompt: true,
+        continueFinalMessage: body.continue_final_message === true,
+        chatTemplateKwargs: kwargs(body),
+        tools: Array.isArray(body.tools) && body.tool_choice !== 'none' ? body.tools : undefined,
+      };
+      return {
+        kind: 'chat',
+        stream: ctx.stream,
+        includeUsage,
+        sampling: chatSampling(body),
+        logprobs:
+          body.logprobs === true ? { topLogprobs: topLogprobs(body, 'top_logprobs') } : undefined,
+        echo: false,
+        prompt: { kind: 'chat', input },
+      };
+    }
+    case 'completion': {
+      if (body.suffix !== undefined && body.suffix !== null)
+        throw badParam("'suffix' is not supported in gRPC mode");
+      const lp = body.logprobs;
+      return {
+        kind: 'completion',
+        stream: ctx.stream,
+        includeUsage,
+        sampling: completionSampling(body),
+        logprobs:
+          typeof lp === 'number' && Number.isInteger(lp) && lp >= 0
+            ? { topLogprobs: Math.min(lp, 5) }
+            : undefined,
+        echo: body.echo === true,
+        prompt: singlePrompt(body.prompt, 'prompt'),
+      };
+    }
+    case 'generate': {
+      for (const field of ['image_data', 'video_data', 'audio_data'])
+        if (body[field] !== undefined && body[field] !== null) throw multimodal(`'${field}'`);
+      const prompt =
+        body.input_ids !== undefined && body.input_ids !== null
+          ? singlePrompt(body.input_ids, 'input_ids')
+          : singlePrompt(body.text, 'text');
+      return {
+        kind: 'generate',
+        stream: ctx.stream,
+        includeUsage: false,
+        sampling: generateSampling(body),
+        logprobs:
+          body.return_logprob === true
+            ? { topLogprobs: topLogprobs(body, 'top_logprobs_num') }
+            : undefined,
+        echo: false,
+        prompt,
+      };
+    }
+    case 'embeddings':
+    case 'rerank':
+    case 'responses':
+      throw new GatewayError(
+        'not_found',
+        `/${ctx.endpointLabel} is not served by gRPC workers yet; register the worker by its http:// URL`,
+      );
+  }
+}

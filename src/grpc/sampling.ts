@@ -1,0 +1,183 @@
+/**
+ * The OpenAI (chat, completions) and SGLang-native (`/generate`) request fields the engine's
+ * sampler reads, gathered into one `SamplingInput`. A field the client left out stays undefined
+ * so each runtime's builder applies that runtime's default (SGLang sends 1.0 for temperature,
+ * vLLM leaves it to the engine). Types were already checked at the edge (validate-body.ts); the
+ * checks here are the ones only gRPC mode needs, each a 400 `invalid_request_parameters`.
+ */
+import type { Constraint, SamplingInput } from '../engine/types.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { JsonObject } from '../util/json.js';
+
+export function badParam(message: string): GatewayError {
+  return new GatewayError('invalid_request_parameters', message);
+}
+
+function num(o: JsonObject, field: string): number | undefined {
+  const v = o[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw badParam(`'${field}' must be a number`);
+  return v;
+}
+
+function int(o: JsonObject, field: string, min = 0): number | undefined {
+  const v = num(o, field);
+  if (v !== undefined && (!Number.isInteger(v) || v < min))
+    throw badParam(`'${field}' must be an integer of at least ${min}`);
+  return v;
+}
+
+function bool(o: JsonObject, field: string): boolean | undefined {
+  const v = o[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'boolean') throw badParam(`'${field}' must be a boolean`);
+  return v;
+}
+
+function stringList(o: JsonObject, field: string): string[] {
+  const v = o[field];
+  if (v === undefined || v === null) return [];
+  if (typeof v === 'string') return [v];
+  if (Array.isArray(v) && v.every((s) => typeof s === 'string')) return v;
+  throw badParam(`'${field}' must be a string or a list of strings`);
+}
+
+function tokenList(o: JsonObject, field: string): number[] {
+  const v = o[field];
+  if (v === undefined || v === null) return [];
+  if (Array.isArray(v) && v.every((t) => typeof t === 'number' && Number.isInteger(t) && t >= 0))
+    return v as number[];
+  throw badParam(`'${field}' must be a list of token ids`);
+}
+
+function str(o: JsonObject, field: string): string | undefined {
+  const v = o[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw badParam(`'${field}' must be a string`);
+  return v;
+}
+
+/** `response_format` and the SGLang extensions (`regex`, `ebnf`, `json_schema`): at most one. */
+function constraintOf(o: JsonObject): Constraint | undefined {
+  const found: Constraint[] = [];
+  const format = o.response_format;
+  if (format !== undefined && format !== null) {
+    if (typeof format !== 'object' || Array.isArray(format))
+      throw badParam("'response_format' must be an object");
+    const type = (format as JsonObject).type;
+    if (type === 'json_object') found.push({ kind: 'json_object' });
+    else if (type === 'json_schema') {
+      const spec = (format as JsonObject).json_schema;
+      const schema =
+        typeof spec === 'object' && spec !== null && !Array.isArray(spec)
+          ? (spec as JsonObject).schema
+          : undefined;
+      if (schema === undefined) throw badParam("'response_format.json_schema.schema' is required");
+      found.push({ kind: 'json_schema', value: JSON.stringify(schema) });
+    } else if (type !== 'text' && type !== undefined) {
+      throw badParam(`'response_format.type' ${JSON.stringify(type)} is not supported`);
+    }
+  }
+  const regex = str(o, 'regex');
+  if (regex !== undefined) found.push({ kind: 'regex', value: regex });
+  const ebnf = str(o, 'ebnf');
+  if (ebnf !== undefined) found.push({ kind: 'ebnf', value: ebnf });
+  const schema = o.json_schema;
+  if (typeof schema === 'string') found.push({ kind: 'json_schema', value: schema });
+  const tag = str(o, 'structural_tag');
+  if (tag !== undefined) found.push({ kind: 'structural_tag', value: tag });
+  if (found.length > 1)
+    throw badParam('Only one of response_format, regex, ebnf, json_schema or structural_tag');
+  return found[0];
+}
+
+function logitBias(o: JsonObject): Record<string, number> | undefined {
+  const v = o.logit_bias;
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'object' || Array.isArray(v)) throw badParam("'logit_bias' must be an object");
+  const out: Record<string, number> = {};
+  for (const [k, b] of Object.entries(v)) {
+    if (!/^\d+$/.test(k) || typeof b !== 'number')
+      throw badParam("'logit_bias' maps token ids to numbers");
+    out[k] = b;
+  }
+  return out;
+}
+
+/** Fields named the same in OpenAI bodies and SGLang's `sampling_params`. */
+function common(o: JsonObject, maxNewTokens: number | undefined, minNewTokens: number | undefined) {
+  return {
+    temperature: num(o, 'temperature'),
+    topP: num(o, 'top_p'),
+    topK: num(o, 'top_k'),
+    minP: num(o, 'min_p'),
+    frequencyPenalty: num(o, 'frequency_penalty'),
+    presencePenalty: num(o, 'presence_penalty'),
+    repetitionPenalty: num(o, 'repetition_penalty'),
+    maxNewTokens,
+    minNewTokens,
+    stop: stringList(o, 'stop'),
+    stopTokenIds: tokenList(o, 'stop_token_ids'),
+    ignoreEos: bool(o, 'ignore_eos') ?? false,
+    noStopTrim: bool(o, 'no_stop_trim') ?? false,
+    n: int(o, 'n', 1) ?? 1,
+    skipSpecialTokens: bool(o, 'skip_special_tokens') ?? true,
+    spacesBetweenSpecialTokens: bool(o, 'spaces_between_special_tokens') ?? true,
+    constraint: constraintOf(o),
+    logitBias: logitBias(o),
+    seed: int(o, 'seed', -(2 ** 63)),
+  } satisfies SamplingInput;
+}
+
+/**
+ * Chat: `max_completion_tokens` wins over the legacy `max_tokens` (the protocol layer moves
+ * one into the other in SMG).
+ */
+export function chatSampling(body: JsonObject): SamplingInput {
+  const max = int(body, 'max_completion_tokens') ?? int(body, 'max_tokens');
+  return common(body, max, int(body, 'min_tokens'));
+}
+
+export function completionSampling(body: JsonObject): SamplingInput {
+  return common(body, int(body, 'max_tokens'), int(body, 'min_tokens'));
+}
+
+/** `/generate`: SGLang's own field names inside `sampling_params`. */
+export function generateSampling(body: JsonObject): SamplingInput {
+  const sp = body.sampling_params;
+  if (sp !== undefined && sp !== null && (typeof sp !== 'object' || Array.isArray(sp)))
+    throw badParam("'sampling_params' must be an object");
+  const o = (sp ?? {}) as JsonObject;
+  return common(o, int(o, 'max_new_tokens'), int(o, 'min_new_tokens'));
+}
+
+/**
+ * The worker's `default_sampling_params_json` label (from GetModelInfo) fills only what the
+ * client left out, as SMG's `apply_sampling_defaults_to_generate_request` does.
+ */
+export function withModelDefaults(
+  sampling: SamplingInput,
+  defaultsJson: string | undefined,
+): SamplingInput {
+  if (defaultsJson === undefined || defaultsJson === '') return sampling;
+  let d: unknown;
+  try {
+    d = JSON.parse(defaultsJson);
+  } catch {
+    return sampling;
+  }
+  if (typeof d !== 'object' || d === null || Array.isArray(d)) return sampling;
+  const o = d as Record<string, unknown>;
+  const pick = (v: number | undefined, key: string): number | undefined =>
+    v !== undefined ? v : typeof o[key] === 'number' ? o[key] : undefined;
+  return {
+    ...sampling,
+    temperature: pick(sampling.temperature, 'temperature'),
+    topP: pick(sampling.topP, 'top_p'),
+    topK: pick(sampling.topK, 'top_k'),
+    minP: pick(sampling.minP, 'min_p'),
+    repetitionPenalty: pick(sampling.repetitionPenalty, 'repetition_penalty'),
+    frequencyPenalty: pick(sampling.frequencyPenalty, 'frequency_penalty'),
+    presencePenalty: pick(sampling.presencePenalty, 'presence_penalty'),
+  };
+}
