@@ -27,13 +27,17 @@ import { mathRandom, systemClock, type Clock, type Random } from '@switchyard/ki
 import { circuitFactoryFromConfig } from '../workers/circuit-factory.js';
 import { connectGuardFromConfig, guardedWorkerAgent } from '../workers/connect-guard.js';
 import { EngineClients } from '../workers/engine-clients.js';
-import { unavailableGrpcConnector, type GrpcConnector } from '../workers/grpc-connector.js';
+import type { GrpcConnector } from '../workers/grpc-connector.js';
+import { connectEngine, detectEngineRuntime } from '../engine/connect.js';
+import { loadTokenizerBundle } from '../tokenizer/bundle.js';
+import { loadTokenizerDir, type TokenizerLoadOptions } from '../tokenizer/load-dir.js';
+import { TokenizerRegistry } from '../tokenizer/registry.js';
 import { healthCheckerFromConfig, type HealthChecker } from '../workers/health.js';
 import { tokenizerJobFromConfig } from '../workers/tokenizer-job.js';
-import {
-  unavailableTokenizers,
-  type TokenizerLoaders,
-  type TokenizerRegistryLike,
+import type {
+  TokenizerLoadOptions as WorkerTokenizerOptions,
+  TokenizerLoaders,
+  TokenizerRegistryLike,
 } from '../workers/tokenizer-source.js';
 import { loadMonitorFromConfig, type LoadMonitor } from '../workers/load-monitor.js';
 import { WorkerRegistry } from '../workers/registry.js';
@@ -58,15 +62,38 @@ export interface ComponentOptions {
   tokenizers?: { tokenizers: TokenizerRegistryLike; loaders: TokenizerLoaders };
 }
 
-// TODO(grpc-merge): replace with the real connector from src/engine/connect.ts:
-// { connect: (url, runtime) => connectEngine(url, runtime, { clock, logger }), detect: detectEngineRuntime }
-const defaultGrpcConnector = (): GrpcConnector =>
-  unavailableGrpcConnector('gRPC engine clients are not built yet');
+/** The engine clients of src/engine: one channel per engine, runtime detection by HealthCheck. */
+function engineConnector(clock: Clock, logger: Logger): GrpcConnector {
+  return {
+    connect: (url, runtime) => connectEngine(url, runtime, { clock, logger }),
+    detect: detectEngineRuntime,
+  };
+}
 
-// TODO(grpc-merge): replace with the tokenizer module: { tokenizers: new TokenizerRegistry({ clock,
-// logger }), loaders: { loadDir: loadTokenizerDir, loadBundle: loadTokenizerBundle } }
-const defaultTokenizers = (): { tokenizers: TokenizerRegistryLike; loaders: TokenizerLoaders } =>
-  unavailableTokenizers('the tokenizer module is not built yet');
+/** The tokenizer module: one registry per gateway, loading from a directory or a bundle. */
+function tokenizerModule(
+  clock: Clock,
+  logger: Logger,
+): { tokenizers: TokenizerRegistryLike; loaders: TokenizerLoaders } {
+  return {
+    tokenizers: new TokenizerRegistry({ clock, logger }),
+    loaders: {
+      loadDir: (dir, opts) => loadTokenizerDir(dir, definedOptions(opts)),
+      loadBundle: (bundle, opts) =>
+        loadTokenizerBundle(bundle, { ...definedOptions(opts), origin: opts.origin }),
+    },
+  };
+}
+
+/** The loaders' options without keys set to undefined (the tokenizer module omits them). */
+function definedOptions(opts: WorkerTokenizerOptions): TokenizerLoadOptions {
+  return {
+    modelId: opts.modelId,
+    l0: opts.l0,
+    ...(opts.source === undefined ? {} : { source: opts.source }),
+    ...(opts.chatTemplatePath === undefined ? {} : { chatTemplatePath: opts.chatTemplatePath }),
+  };
+}
 
 /**
  * Every long-lived part of one gateway: what `Gateway.internals` hands to tests and embedders.
@@ -126,6 +153,10 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
   prefillAdmission?.attach(registry);
   const decodeAdmission = decodeAdmissionFromConfig(config, { clock, hooks: hooks.decode });
   decodeAdmission?.attach(registry);
+  const targets = targetGuardFromConfig(config, { lookup: opts.lookup });
+  const engineClients = new EngineClients(opts.grpc ?? engineConnector(clock, logger));
+  engineClients.attach(registry);
+  const { tokenizers, loaders } = opts.tokenizers ?? tokenizerModule(clock, logger);
   const router = routerFromConfig(config, {
     registry,
     pools,
@@ -137,11 +168,9 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     prefillAdmission,
     decodeAdmission,
     clock,
+    engineClients,
+    tokenizers,
   });
-  const targets = targetGuardFromConfig(config, { lookup: opts.lookup });
-  const engineClients = new EngineClients(opts.grpc ?? defaultGrpcConnector());
-  engineClients.attach(registry);
-  const { tokenizers, loaders } = opts.tokenizers ?? defaultTokenizers();
   const tokenizerJob = tokenizerJobFromConfig(config, {
     tokenizers,
     loaders,

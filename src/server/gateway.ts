@@ -121,6 +121,8 @@ export async function startGateway(
     front.server.closeAllConnections();
     // After the drain, as the HTTP pools: in-flight gRPC streams finish first.
     internals.engineClients.closeAll();
+    // Stops tokenizer loads still retrying: their timers would keep the process alive.
+    internals.tokenizers.close?.();
     metricsServer.closeAllConnections();
     // Closed only now: probes kept answering (readiness 503 draining) through the drain.
     probeServer?.closeAllConnections();

@@ -12,6 +12,8 @@ import { PolicyRegistry, type PolicyDeps } from '../policies/registry.js';
 import type { UpstreamPools } from '../upstream/pools.js';
 import type { Clock, Random } from '@switchyard/kit';
 import type { WorkerRegistry } from '../workers/registry.js';
+import { ConnectionSplitRouter } from '../grpc/connection-split.js';
+import { GrpcRouter, type GrpcRouterDeps } from '../grpc/grpc-router.js';
 import { RegularRouter } from '../routing/regular-router.js';
 import { retryConfigFrom } from '../routing/retry.js';
 import type { Router } from '../routing/router.js';
@@ -32,6 +34,9 @@ export interface RouterDeps {
   policyDeps: PolicyDeps;
   prefillAdmission: PrefillAdmission | undefined;
   decodeAdmission: DecodeAdmission | undefined;
+  /** gRPC workers' engine clients and their models' tokenizers, for the gRPC pipeline. */
+  engineClients: GrpcRouterDeps['engines'];
+  tokenizers: GrpcRouterDeps['tokenizers'];
 }
 
 export function routerFromConfig(config: GatewayConfig, deps: RouterDeps): Router {
@@ -65,14 +70,25 @@ export function routerFromConfig(config: GatewayConfig, deps: RouterDeps): Route
         registry,
       ),
     });
+  // Regular traffic goes to the HTTP relay or the gRPC pipeline by the workers each can use.
+  const makeRegular = (): ConnectionSplitRouter =>
+    new ConnectionSplitRouter(
+      registry,
+      new RegularRouter({ ...common, policies: deps.policies }),
+      new GrpcRouter({
+        ...common,
+        policies: deps.policies,
+        engines: deps.engineClients,
+        tokenizers: deps.tokenizers,
+      }),
+      random,
+    );
   if (!config.enableIgw) {
-    return config.pdDisaggregation
-      ? makePd()
-      : new RegularRouter({ ...common, policies: deps.policies });
+    return config.pdDisaggregation ? makePd() : makeRegular();
   }
   return new RouterManager({
     registry,
-    regular: new RegularRouter({ ...common, policies: deps.policies }),
+    regular: makeRegular(),
     pd: makePd(),
     weightMode: config.pdWeightMode,
     random,

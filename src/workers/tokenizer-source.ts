@@ -18,6 +18,8 @@ export interface TokenizerRegistryLike {
   register(modelId: string, load: () => Promise<ModelTokenizer>): Promise<ModelTokenizer>;
   /** Called with the model id whenever an entry is added, replaced or removed. */
   onChange(listener: (modelId: string) => void): () => void;
+  /** Stops loads still retrying (shutdown). */
+  close?(): void;
 }
 
 export interface TokenizerLoadOptions {

@@ -1,0 +1,320 @@
+/**
+ * Regular routing to gRPC workers: the gateway owns the tokenizer and the chat template, sends
+ * token ids to the engine (`Generate`, server-streaming) and turns the ids it gets back into
+ * OpenAI JSON or SSE. Each attempt selects a worker, takes its load lease and starts the call
+ * inside the retry decorator, so a start failure with a retryable status (UNAVAILABLE, …) is
+ * retried on another worker; once the stream has started, failures are SSE error events. A call
+ * that does not end cleanly (client gone, stream error) is disposed, which sends the engine
+ * `Abort`.
+ */
+import type { EngineClient, GenerateCall, GenerateInput } from '../engine/types.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { Logger } from '../observability/logger.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
+import type { PolicyRegistry } from '../policies/registry.js';
+import { bufferAnswer, type Answer, type AnswerLease } from '../routing/answer.js';
+import type { RequestContext } from '../routing/request-context.js';
+import { withRetry, type RetryConfig } from '../routing/retry.js';
+import { retryMetricHooks, withRouterMetrics } from '../routing/router-metrics.js';
+import { routerSeriesOf, type RouterSeries } from '../routing/router-series.js';
+import { selectRegularWorker } from '../routing/select-regular.js';
+import type { ModelTokenizer } from '../tokenizer/types.js';
+import { uuidv7 } from '../util/uuid7.js';
+import type { Clock, Random } from '@switchyard/kit';
+import type { WorkerRegistry } from '../workers/registry.js';
+import { outcomeForStatus } from '../workers/circuit-breaker.js';
+import type { Worker } from '../workers/worker.js';
+import { ChoiceState } from './choice.js';
+import { startFailure, streamFailure } from './engine-errors.js';
+import { finalBody, type ResponseMeta } from './formats.js';
+import { planFor, type GrpcPlan } from './plan.js';
+import {
+  checkContextLength,
+  foldSingleTokenStops,
+  preparePrompt,
+  stopConfig,
+  tokenizerNotFound,
+  type PreparedPrompt,
+} from './prepare.js';
+import { withModelDefaults } from './sampling.js';
+import { GenerateStreamBody, type StreamOutcome } from './stream-body.js';
+
+export interface GrpcRouterDeps {
+  registry: WorkerRegistry;
+  policies: PolicyRegistry;
+  metrics: GatewayMetrics;
+  logger: Logger;
+  random: Random;
+  clock: Clock;
+  retry: RetryConfig;
+  overloadRetryAfterSecs: number;
+  /** The engine client of a registered gRPC worker. */
+  engines: { get(worker: Worker): EngineClient | undefined };
+  /** The tokenizer registered for a model id. */
+  tokenizers: { get(modelId: string): ModelTokenizer | undefined };
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+} as const;
+
+export class GrpcRouter {
+  constructor(private readonly deps: GrpcRouterDeps) {}
+
+  async route(ctx: RequestContext): Promise<Answer> {
+    const { metrics } = this.deps;
+    const series = routerSeriesOf(metrics).router(
+      'regular',
+      ctx.modelLabel,
+      ctx.endpointLabel,
+      'grpc',
+    );
+    // Bad input is refused before any worker is chosen, and never retried.
+    const plan = planFor(ctx);
+    const prepared = new Map<string, PreparedPrompt>();
+    return withRouterMetrics(metrics, series, ctx, () =>
+      withRetry(() => this.#attempt(ctx, plan, prepared, series), this.deps.retry, {
+        random: this.deps.random,
+        signal: ctx.signal,
+        hooks: retryMetricHooks(metrics, ['regular'], ctx),
+        clock: this.deps.clock,
+      }),
+    );
+  }
+
+  /** The model's tokenizer: the request's model, else (no model named) the worker's. */
+  #prepare(
+    ctx: RequestContext,
+    plan: GrpcPlan,
+    worker: Worker,
+    cache: Map<string, PreparedPrompt>,
+  ): PreparedPrompt {
+    const modelId = ctx.model !== 'unknown' ? ctx.model : worker.modelId;
+    let p = cache.get(modelId);
+    if (p === undefined) {
+      const tokenizer = this.deps.tokenizers.get(modelId);
+      if (tokenizer === undefined) throw tokenizerNotFound(modelId);
+      p = preparePrompt(plan, tokenizer);
+      cache.set(modelId, p);
+    }
+    checkContextLength(p, worker.labels);
+    return p;
+  }
+
+  async #attempt(
+    ctx: RequestContext,
+    plan: GrpcPlan,
+    cache: Map<string, PreparedPrompt>,
+    series: RouterSeries,
+  ): Promise<Answer> {
+    const { metrics } = this.deps;
+    const worker = selectRegularWorker(this.deps, ctx, 'grpc');
+    const prepared = this.#prepare(ctx, plan, worker, cache);
+    const client = this.deps.engines.get(worker);
+    if (client === undefined)
+      throw new GatewayError('no_available_workers', `Worker ${worker.url} has no engine client`);
+    const input = this.#input(ctx, plan, prepared, worker);
+    const load = worker.acquireLoad();
+    const call = client.generate(input);
+    try {
+      await startedOrClientGone(call, ctx.signal);
+    } catch (err) {
+      call.dispose();
+      load.release();
+      if (ctx.signal.aborted) throw err;
+      const error = startFailure(err, worker.url);
+      worker.circuit.record(outcomeForStatus(error.status));
+      metrics.workerErrors.inc({
+        worker_type: worker.type,
+        connection_mode: 'grpc',
+        error_type: 'start',
+      });
+      throw error;
+    }
+    routerSeriesOf(metrics).upstreamStatus(200, 'grpc').inc();
+    const meta = this.#meta(ctx, input.requestId, worker, prepared);
+    const newChoice = (index: number) =>
+      new ChoiceState(
+        index,
+        prepared.tokenizer.stopDecoder(stopConfig(input.sampling, prepared.tokenizer)),
+        plan.logprobs !== undefined,
+      );
+    const headers = {
+      'x-request-id': ctx.requestId,
+      'x-smg-routed-worker-id': worker.key,
+    };
+    if (!plan.stream) {
+      const onGone = () => call.dispose();
+      ctx.signal.addEventListener('abort', onGone, { once: true });
+      try {
+        const body = await collect(call, plan, meta, newChoice, prepared, ctx.startTime);
+        call.markCompleted();
+        worker.circuit.record('success');
+        return bufferAnswer(
+          200,
+          { ...JSON_HEADERS, ...headers },
+          Buffer.from(JSON.stringify(body)),
+          {
+            routedTo: worker,
+            leases: [load],
+            midStreamError: (cause) => streamFailure(cause, worker.url),
+          },
+        );
+      } catch (err) {
+        call.dispose();
+        load.release();
+        if (err instanceof GatewayError) {
+          if (err.retryable) worker.circuit.record('failure');
+          throw err;
+        }
+        if (ctx.signal.aborted) throw err;
+        const error = streamFailure(err, worker.url);
+        worker.circuit.record(outcomeForStatus(error.status));
+        throw error;
+      } finally {
+        ctx.signal.removeEventListener('abort', onGone);
+      }
+    }
+    let outcome: { end: StreamOutcome; error?: unknown } | undefined;
+    const body = new GenerateStreamBody({
+      call,
+      plan,
+      meta,
+      choice: newChoice,
+      echoText: prepared.text,
+      startTime: ctx.startTime,
+      onEnd: (end, error) => {
+        outcome = { end, error };
+      },
+    });
+    return {
+      status: 200,
+      headers: { ...SSE_HEADERS, ...headers },
+      body,
+      eventStream: true,
+      routedTo: worker,
+      leases: [load, this.#streamLease(ctx, worker, call, () => outcome)],
+      midStreamError: (cause) => streamFailure(cause, worker.url),
+      onFirstByte: () => series.ttft.observe((performance.now() - ctx.startTime) / 1000),
+    };
+  }
+
+  /**
+   * Ends the call with its answer: a stream the body finished is already marked completed; any
+   * other end (client gone, a failed or discarded answer) disposes it, which sends `Abort`. The
+   * breaker hears a mid-stream failure as a failure (SMG records only the start, and keeps
+   * routing to a worker whose streams die).
+   */
+  #streamLease(
+    ctx: RequestContext,
+    worker: Worker,
+    call: GenerateCall,
+    outcome: () => { end: StreamOutcome; error?: unknown } | undefined,
+  ): AnswerLease {
+    const { metrics, logger } = this.deps;
+    return {
+      release: (end) => {
+        const o = outcome();
+        if (end !== 'complete' || o?.end !== 'complete') call.dispose();
+        if (o?.end === 'failed') {
+          worker.circuit.record('failure');
+          metrics.workerErrors.inc({
+            worker_type: worker.type,
+            connection_mode: 'grpc',
+            error_type: 'stream',
+          });
+          logger.warn(
+            { worker: worker.url, requestId: ctx.requestId, err: String(o.error) },
+            'gRPC worker failed mid-stream',
+          );
+        } else if (end === 'complete' && o?.end === 'complete') {
+          worker.circuit.record('success');
+        }
+      },
+    };
+  }
+
+  #input(
+    ctx: RequestContext,
+    plan: GrpcPlan,
+    prepared: PreparedPrompt,
+    worker: Worker,
+  ): GenerateInput {
+    let sampling = withModelDefaults(plan.sampling, worker.labels.default_sampling_params_json);
+    if (worker.runtime === 'sglang') sampling = foldSingleTokenStops(sampling, prepared.tokenizer);
+    return {
+      kind: plan.kind,
+      // SMG: the client's `rid` as-is outside PD, else the request id plus a UUIDv7, so every
+      // dispatch has its own engine id.
+      requestId: ctx.rid ?? `${ctx.requestId}-${uuidv7()}`,
+      inputIds: prepared.inputIds,
+      originalText: prepared.text,
+      stream: plan.stream,
+      sampling,
+      logprobs: plan.logprobs,
+      dataParallelRank: worker.dpRank,
+    };
+  }
+
+  #meta(
+    ctx: RequestContext,
+    requestId: string,
+    worker: Worker,
+    prepared: PreparedPrompt,
+  ): ResponseMeta {
+    const tokenizer = prepared.tokenizer;
+    return {
+      id: requestId,
+      model: ctx.model !== 'unknown' ? ctx.model : worker.modelId,
+      created: Math.floor(Date.now() / 1000),
+      fingerprint: worker.labels.weight_version ?? 'default',
+      tokenText: (id) => tokenizer.decode([id], false),
+    };
+  }
+}
+
+/** Waits for the call to start; a client that leaves first ends the wait with its abort reason. */
+async function startedOrClientGone(call: GenerateCall, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) throw signal.reason;
+  let onAbort: (() => void) | undefined;
+  const gone = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([call.started, gone]);
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** A non-streamed answer: every sample's `complete`, decoded and stop-trimmed here. */
+async function collect(
+  call: GenerateCall,
+  plan: GrpcPlan,
+  meta: ResponseMeta,
+  newChoice: (index: number) => ChoiceState,
+  prepared: PreparedPrompt,
+  startTime: number,
+): Promise<unknown> {
+  const choices = new Map<number, ChoiceState>();
+  const outputIds = new Map<number, readonly number[]>();
+  for await (const out of call) {
+    if (out.kind !== 'complete') continue;
+    const c = newChoice(out.index);
+    c.onComplete(out, false);
+    choices.set(out.index, c);
+    outputIds.set(out.index, out.outputIds);
+  }
+  if (choices.size === 0)
+    throw new GatewayError('no_responses_from_server', 'The engine sent no complete response');
+  const ordered = [...choices.values()].sort((a, b) => a.index - b.index);
+  return finalBody(plan.kind, meta, ordered, {
+    wantLogprobs: plan.logprobs !== undefined,
+    echoText: plan.echo ? prepared.text : undefined,
+    latencySecs: (performance.now() - startTime) / 1000,
+    outputIds: ordered.map((c) => outputIds.get(c.index) ?? []),
+  });
+}
