@@ -27,7 +27,7 @@ const DEMO_FLAGS: readonly FlagSpec[] = [
     kind: 'enum',
     choices: ['mixed', 'regular', 'pd'],
     default: 'mixed',
-    help: 'Fleet: mixed = regular + PD workers behind one --enable-igw gateway',
+    help: 'Fleet: mixed = regular + PD workers behind one --enable-igw gateway (grpc: regular)',
   },
   {
     name: 'workers',
@@ -40,9 +40,17 @@ const DEMO_FLAGS: readonly FlagSpec[] = [
     name: 'runtime',
     key: 'runtime',
     kind: 'enum',
-    choices: ['sglang', 'tokenspeed'],
+    choices: ['sglang', 'vllm', 'tokenspeed'],
     default: 'sglang',
-    help: 'Simulated engine (SGLang-style bootstrap PD)',
+    help: 'Simulated engine (vllm: with --protocol grpc only)',
+  },
+  {
+    name: 'protocol',
+    key: 'protocol',
+    kind: 'enum',
+    choices: ['http', 'grpc'],
+    default: 'http',
+    help: 'How the gateway talks to the workers: grpc = the gateway tokenizes (regular shape)',
   },
   {
     name: 'model',
@@ -82,6 +90,21 @@ export const DEMO_HELP = formatHelp(
   DEMO_FLAGS,
 );
 
+/**
+ * The fleet shape: over gRPC only regular workers exist (PD over gRPC is not built yet), so the
+ * default becomes `regular` and an explicit PD shape is refused.
+ */
+function demoShape(
+  argv: readonly string[],
+  shape: 'mixed' | 'regular' | 'pd',
+  protocol: 'http' | 'grpc',
+): 'mixed' | 'regular' | 'pd' {
+  if (protocol === 'http' || shape === 'regular') return shape;
+  if (argv.some((a) => a === '--shape' || a.startsWith('--shape=')))
+    throw new UsageError(`--shape ${shape} needs --protocol http: PD over gRPC is not built yet`);
+  return 'regular';
+}
+
 async function waitReady(url: string, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -109,9 +132,14 @@ export async function runDemo(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const flags = parseFlags(argv, DEMO_FLAGS);
-  const runtime = flags.runtime as Exclude<SimRuntime, 'vllm'>;
+  const runtime = flags.runtime as SimRuntime;
   const model = flags.model as string;
-  const shape = flags.shape as 'mixed' | 'regular' | 'pd';
+  const protocol = flags.protocol as 'http' | 'grpc';
+  const shape = demoShape(argv, flags.shape as 'mixed' | 'regular' | 'pd', protocol);
+  if (protocol === 'http' && runtime === 'vllm')
+    throw new UsageError(
+      '--runtime vllm needs --protocol grpc (the HTTP demo fleet uses SGLang-style bootstrap PD)',
+    );
   const count = shape === 'pd' ? 0 : Number(flags.workers);
   if (shape !== 'pd' && (count < 1 || count > 64))
     throw new UsageError(`--workers must be between 1 and 64, got ${count}`);
@@ -121,7 +149,7 @@ export async function runDemo(argv: readonly string[]): Promise<number> {
   // URLs give the rules that count workers (power_of_two) the fleet's shape; the real URLs
   // replace them below.
   const standIns = (n: number, from: number): string[] =>
-    Array.from({ length: n }, (_, i) => `http://127.0.0.1:${from + i}`);
+    Array.from({ length: n }, (_, i) => `${protocol}://127.0.0.1:${from + i}`);
   const fleetFlags =
     shape === 'regular'
       ? ['--worker-urls', ...standIns(count, 1)]
@@ -162,6 +190,7 @@ export async function runDemo(argv: readonly string[]): Promise<number> {
     simDemoFleetSpec({
       model,
       runtime,
+      protocol,
       regular: count,
       prefill: shape === 'regular' ? 0 : 1,
       decode: shape === 'regular' ? 0 : 1,
@@ -202,7 +231,7 @@ export async function runDemo(argv: readonly string[]): Promise<number> {
   const worker = String(res.headers['x-smg-routed-worker-id'] ?? '?');
   const out = process.stdout;
   out.write(
-    `\nSwitchyard demo: gateway ${gateway.url} in front of ${fleet.length} simulated ${runtime} workers (${shape})\n`,
+    `\nSwitchyard demo: gateway ${gateway.url} in front of ${fleet.length} simulated ${runtime} ${protocol === 'grpc' ? 'gRPC ' : ''}workers (${shape})\n`,
   );
   for (const w of fleet) out.write(`  ${w.role.padEnd(7)} ${w.url}\n`);
   out.write(`  metrics ${gateway.metricsUrl}\n\n`);
