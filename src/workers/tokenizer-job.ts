@@ -111,8 +111,8 @@ export class TokenizerJob {
     if (tokenizers.has(modelId)) return;
     const source = this.sourceFor(worker);
     try {
-      const tok = await tokenizers.register(modelId, () => this.#load(modelId, source, worker));
-      logger.info({ model: modelId, source: tok.source }, 'tokenizer registered');
+      // The registry logs the registration once; every worker of the model joins the same entry.
+      await tokenizers.register(modelId, () => this.#load(modelId, source, worker));
     } catch (err) {
       logger.error(
         { model: modelId, worker: worker.url, err: (err as Error).message },
