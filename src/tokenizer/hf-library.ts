@@ -15,6 +15,7 @@ export interface HfTokenizer {
   token_to_id(token: string): number | undefined;
   id_to_token(id: number): string | undefined;
   get_vocab(withAddedTokens?: boolean): Map<string, number>;
+  get_added_tokens_decoder(): Map<number, { content: string; special: boolean }>;
 }
 
 /** `new Tokenizer(tokenizerJson, tokenizerConfig)`; throws on a model type it does not know. */

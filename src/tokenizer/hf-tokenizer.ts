@@ -3,6 +3,7 @@
  * `tokenizers` crate SMG uses does, the chat template, and per-sample stop decoders.
  */
 import type { ChatTemplate, TemplateSpecialTokens } from './chat-template.js';
+import { ByteLevelDecoder, type ByteLevelVocab } from './byte-level-decode.js';
 import type { HfTokenizer } from './hf-library.js';
 import type { L0Cache } from './l0-cache.js';
 import { RenderCache } from './render-cache.js';
@@ -24,6 +25,8 @@ export interface HfModelTokenizerParts {
   eosTokenIds: readonly number[];
   template?: ChatTemplate | undefined;
   l0?: L0Cache | undefined;
+  /** Present for byte-level BPE tokenizers: stop decoders then stream bytes, not decodes. */
+  byteLevel?: ByteLevelVocab | undefined;
 }
 
 export class HfModelTokenizer implements ModelTokenizer {
@@ -37,6 +40,7 @@ export class HfModelTokenizer implements ModelTokenizer {
   readonly #l0: L0Cache | undefined;
   /** Kept with the L0 cache: both are the exact-match cache of the prompt path. */
   readonly #renders: RenderCache | undefined;
+  readonly #byteLevel: ByteLevelVocab | undefined;
 
   constructor(parts: HfModelTokenizerParts) {
     this.modelId = parts.modelId;
@@ -45,6 +49,7 @@ export class HfModelTokenizer implements ModelTokenizer {
     this.#template = parts.template;
     this.#l0 = parts.l0;
     this.#renders = parts.l0 === undefined ? undefined : new RenderCache();
+    this.#byteLevel = parts.byteLevel;
     this.eosTokenIds = Object.freeze([...parts.eosTokenIds]);
     // As the Rust crate's get_vocab_size(true): the vocabulary plus added tokens.
     this.vocabSize = parts.tokenizer.get_vocab(true).size;
@@ -118,6 +123,8 @@ export class HfModelTokenizer implements ModelTokenizer {
 
   stopDecoder(config: StopDecoderConfig): StopDecoder {
     const skip = config.skipSpecialTokens;
+    if (this.#byteLevel !== undefined)
+      return new SequenceStopDecoder(config, new ByteLevelDecoder(this.#byteLevel, skip));
     return new SequenceStopDecoder(config, (ids) => this.decode(ids, skip));
   }
 }

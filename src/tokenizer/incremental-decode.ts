@@ -8,6 +8,14 @@
 /** Decodes ids (possibly none) with the sample's skip_special_tokens setting. */
 export type DecodeIds = (ids: readonly number[]) => string;
 
+/** Token ids in, text out, one id at a time, never half a character. */
+export interface TextStepper {
+  /** Adds one id; returns the text it completes ('' while a character is incomplete). */
+  step(id: number): string;
+  /** Releases what is still held at the end, decoded leniently. */
+  flush(): string;
+}
+
 const REPLACEMENT = '\uFFFD';
 
 /**
@@ -26,7 +34,7 @@ const KEEP = 2;
  */
 const MAX_PENDING = 8;
 
-export class IncrementalDecoder {
+export class IncrementalDecoder implements TextStepper {
   /** [0, #read) is context already emitted; [#read, length) is not emitted yet. */
   #ids: number[] = [];
   #read = 0;

@@ -8,6 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import { ChatTemplate } from './chat-template.js';
 import { TokenizerLoadError } from './errors.js';
 import { createHfTokenizer, type HfTokenizer } from './hf-library.js';
+import { ByteLevelVocab, isByteLevelTokenizer } from './byte-level-decode.js';
 import { HfModelTokenizer } from './hf-tokenizer.js';
 import { L0Cache } from './l0-cache.js';
 import { resolveChatTemplate } from './template-source.js';
@@ -62,6 +63,9 @@ export async function loadTokenizerDir(
     eosTokenIds: await eosTokenIds(dir, names),
     template,
     l0: opts.l0.enabled ? new L0Cache({ maxEntries: opts.l0.maxEntries }) : undefined,
+    byteLevel: isByteLevelTokenizer(tokenizerJson)
+      ? new ByteLevelVocab(tokenizer, specialTokenIds(tokenizer))
+      : undefined,
   });
 }
 
@@ -131,4 +135,11 @@ async function readJson(path: string): Promise<Record<string, unknown>> {
     throw new TokenizerLoadError(`${path} is not a JSON object`);
   }
   return parsed as Record<string, unknown>;
+}
+
+/** The ids of the added tokens marked special: the ones skip_special_tokens leaves out. */
+function specialTokenIds(tokenizer: HfTokenizer): number[] {
+  const ids: number[] = [];
+  for (const [id, token] of tokenizer.get_added_tokens_decoder()) if (token.special) ids.push(id);
+  return ids;
 }

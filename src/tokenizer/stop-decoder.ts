@@ -3,7 +3,7 @@
  * (grpc-mode.md §3.4). Stop strings can span token boundaries, so text that might be the start
  * of one is held in a "jail" until it either completes a stop or cannot any more.
  */
-import { IncrementalDecoder, type DecodeIds } from './incremental-decode.js';
+import { IncrementalDecoder, type DecodeIds, type TextStepper } from './incremental-decode.js';
 import type { StopDecoder, StopDecoderConfig, StopStep } from './types.js';
 
 interface StopString {
@@ -14,7 +14,7 @@ interface StopString {
 const HELD: StopStep = Object.freeze({ kind: 'held' });
 
 export class SequenceStopDecoder implements StopDecoder {
-  readonly #decoder: IncrementalDecoder;
+  readonly #decoder: TextStepper;
   readonly #hiddenIds: ReadonlySet<number>;
   readonly #visibleIds: ReadonlySet<number>;
   /** Hidden first, so a string listed both ways is trimmed. */
@@ -25,8 +25,9 @@ export class SequenceStopDecoder implements StopDecoder {
   #jail = '';
   #stopped = false;
 
-  constructor(config: StopDecoderConfig, decode: DecodeIds) {
-    this.#decoder = new IncrementalDecoder(decode);
+  /** `text`: a stepper, or a decode function for the generic double decode. */
+  constructor(config: StopDecoderConfig, text: TextStepper | DecodeIds) {
+    this.#decoder = typeof text === 'function' ? new IncrementalDecoder(text) : text;
     this.#hiddenIds = new Set(config.hiddenStopTokenIds);
     this.#visibleIds = new Set(config.visibleStopTokenIds);
     // An empty stop string would match before any text; SMG's matcher never reports one.

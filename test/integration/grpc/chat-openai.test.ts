@@ -173,7 +173,7 @@ void describe('gRPC chat through the openai client', () => {
   void it('never shows half a character when a multi-byte one is split across tokens (A7)', async () => {
     const multi = await startQwenEngine({
       runtime: 'sglang',
-      answerText: '你好，世界 🌍👋🏽',
+      answerText: '你好，世界 🌍👋🏽 🫠𠜎',
       model: 'qwen3-mb',
     });
     const gw = await startGrpcGateway([multi]);
@@ -190,7 +190,7 @@ void describe('gRPC chat through the openai client', () => {
         assert.ok(!delta.includes('\uFFFD'), `a delta with U+FFFD: ${JSON.stringify(delta)}`);
         text += delta;
       }
-      assert.equal(text, '你好，世界 🌍👋🏽');
+      assert.equal(text, '你好，世界 🌍👋🏽 🫠𠜎');
       await assertAllReleased(gw);
     } finally {
       await gw.close();
