@@ -33,6 +33,26 @@ export const DELIBERATE_DEVIATIONS: readonly Deviation[] = [
     doc: 'docs/configuration.md (Validation)',
   },
   {
+    title: '`tokenizer_not_found` is a 503 with Retry-After, not retried',
+    text: 'SMG answers a gRPC request whose model has no tokenizer yet with a 500, which its retry loop retries while the tokenizer loads; Switchyard answers 503 with `Retry-After: 1` at once (readiness already reports the model not ready).',
+    doc: 'docs/api.md (gRPC-mode errors), docs/grpc.md (Requests)',
+  },
+  {
+    title: 'A gRPC prompt longer than the model allows is refused by the gateway',
+    text: "SMG sends it and lets the engine refuse it; Switchyard answers `400 context_length_exceeded` when the prompt's token count is over the worker's `max_req_input_len` (else `max_context_length`) label, so the engine never sees it.",
+    doc: 'docs/api.md (gRPC-mode errors), docs/grpc.md (Requests)',
+  },
+  {
+    title: "A gRPC stream that fails mid-way counts against the worker's circuit breaker",
+    text: 'SMG records a gRPC outcome only when `Generate` starts, so a worker whose streams keep dying keeps its closed circuit; Switchyard records the mid-stream failure, as it does for HTTP streams.',
+    doc: 'docs/grpc.md (Errors)',
+  },
+  {
+    title: 'HTTP and gRPC workers of one model share its traffic',
+    text: "SMG's router is per connection mode; Switchyard sends a model's requests to its HTTP and gRPC workers in proportion to the available workers of each kind, so a model moves between the two by adding and removing workers.",
+    doc: 'docs/grpc.md',
+  },
+  {
     title: 'A gRPC worker URL has no path and always names its port',
     text: 'SMG dials `grpc://h` as `http://h` (port 80) and ignores a path; Switchyard shows and keys the worker as `grpc://h:80` and refuses a path, which a gRPC channel cannot use.',
     doc: 'docs/grpc.md (Worker URLs)',
