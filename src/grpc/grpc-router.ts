@@ -20,7 +20,7 @@ import { routerSeriesOf, type RouterSeries } from '../routing/router-series.js';
 import { selectRegularWorker } from '../routing/select-regular.js';
 import type { ModelTokenizer } from '../tokenizer/types.js';
 import { uuidv7 } from '../util/uuid7.js';
-import type { Clock, Random } from '@switchyard/kit';
+import type { Clock, Random, Timer } from '@switchyard/kit';
 import type { WorkerRegistry } from '../workers/registry.js';
 import { outcomeForStatus } from '../workers/circuit-breaker.js';
 import type { Worker } from '../workers/worker.js';
@@ -47,6 +47,8 @@ export interface GrpcRouterDeps {
   random: Random;
   clock: Clock;
   retry: RetryConfig;
+  /** `--request-timeout-secs`: how long an engine may take to start a stream. */
+  requestTimeoutMs: number;
   overloadRetryAfterSecs: number;
   /** The engine client of a registered gRPC worker. */
   engines: { get(worker: Worker): EngineClient | undefined };
@@ -119,12 +121,12 @@ export class GrpcRouter {
     const load = worker.acquireLoad();
     const call = client.generate(input);
     try {
-      await startedOrClientGone(call, ctx.signal);
+      await startedInTime(call, ctx.signal, this.deps.clock, this.deps.requestTimeoutMs);
     } catch (err) {
       call.dispose();
       load.release();
       if (ctx.signal.aborted) throw err;
-      const error = startFailure(err, worker.url);
+      const error = err instanceof GatewayError ? err : startFailure(err, worker.url);
       worker.circuit.record(outcomeForStatus(error.status));
       metrics.workerErrors.inc({
         worker_type: worker.type,
@@ -275,18 +277,38 @@ export class GrpcRouter {
   }
 }
 
-/** Waits for the call to start; a client that leaves first ends the wait with its abort reason. */
-async function startedOrClientGone(call: GenerateCall, signal: AbortSignal): Promise<void> {
+/**
+ * Waits for the call to start. A client that leaves first ends the wait with its abort reason;
+ * an engine that has not started within `--request-timeout-secs` is a retryable 504, as an HTTP
+ * worker that sends no response head in time (SMG sets no deadline on Generate, so a wedged
+ * engine would hold the request until the client gave up).
+ */
+async function startedInTime(
+  call: GenerateCall,
+  signal: AbortSignal,
+  clock: Clock,
+  timeoutMs: number,
+): Promise<void> {
   if (signal.aborted) throw signal.reason;
   let onAbort: (() => void) | undefined;
-  const gone = new Promise<never>((_, reject) => {
+  let timer: Timer | undefined;
+  const stopped = new Promise<never>((_, reject) => {
     onAbort = () => reject(signal.reason as Error);
     signal.addEventListener('abort', onAbort, { once: true });
+    timer = clock.setTimer(timeoutMs, () =>
+      reject(
+        new GatewayError(
+          'call_upstream_timeout',
+          `The engine did not start the stream within ${timeoutMs / 1000} s`,
+        ),
+      ),
+    );
   });
   try {
-    await Promise.race([call.started, gone]);
+    await Promise.race([call.started, stopped]);
   } finally {
     if (onAbort) signal.removeEventListener('abort', onAbort);
+    if (timer !== undefined) clock.clearTimer(timer);
   }
 }
 
