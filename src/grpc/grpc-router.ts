@@ -20,13 +20,15 @@ import { routerSeriesOf, type RouterSeries } from '../routing/router-series.js';
 import { selectRegularWorker } from '../routing/select-regular.js';
 import type { ModelTokenizer } from '../tokenizer/types.js';
 import { uuidv7 } from '../util/uuid7.js';
-import type { Clock, Random, Timer } from '@switchyard/kit';
+import type { Clock, Random } from '@switchyard/kit';
 import type { WorkerRegistry } from '../workers/registry.js';
 import { outcomeForStatus } from '../workers/circuit-breaker.js';
 import type { Worker } from '../workers/worker.js';
 import { ChoiceState } from './choice.js';
+import { collect } from './collect.js';
 import { startFailure, streamFailure } from './engine-errors.js';
-import { finalBody, type ResponseMeta } from './formats.js';
+import { startedInTime } from './start-wait.js';
+import type { ResponseMeta } from './formats.js';
 import { planFor, type GrpcPlan } from './plan.js';
 import {
   checkContextLength,
@@ -275,68 +277,4 @@ export class GrpcRouter {
       tokenText: (id) => tokenizer.decode([id], false),
     };
   }
-}
-
-/**
- * Waits for the call to start. A client that leaves first ends the wait with its abort reason;
- * an engine that has not started within `--request-timeout-secs` is a retryable 504, as an HTTP
- * worker that sends no response head in time (SMG sets no deadline on Generate, so a wedged
- * engine would hold the request until the client gave up).
- */
-async function startedInTime(
-  call: GenerateCall,
-  signal: AbortSignal,
-  clock: Clock,
-  timeoutMs: number,
-): Promise<void> {
-  if (signal.aborted) throw signal.reason;
-  let onAbort: (() => void) | undefined;
-  let timer: Timer | undefined;
-  const stopped = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    timer = clock.setTimer(timeoutMs, () =>
-      reject(
-        new GatewayError(
-          'call_upstream_timeout',
-          `The engine did not start the stream within ${timeoutMs / 1000} s`,
-        ),
-      ),
-    );
-  });
-  try {
-    await Promise.race([call.started, stopped]);
-  } finally {
-    if (onAbort) signal.removeEventListener('abort', onAbort);
-    if (timer !== undefined) clock.clearTimer(timer);
-  }
-}
-
-/** A non-streamed answer: every sample's `complete`, decoded and stop-trimmed here. */
-async function collect(
-  call: GenerateCall,
-  plan: GrpcPlan,
-  meta: ResponseMeta,
-  newChoice: (index: number) => ChoiceState,
-  prepared: PreparedPrompt,
-  startTime: number,
-): Promise<unknown> {
-  const choices = new Map<number, ChoiceState>();
-  const outputIds = new Map<number, readonly number[]>();
-  for await (const out of call) {
-    if (out.kind !== 'complete') continue;
-    const c = newChoice(out.index);
-    c.onComplete(out, false);
-    choices.set(out.index, c);
-    outputIds.set(out.index, out.outputIds);
-  }
-  if (choices.size === 0)
-    throw new GatewayError('no_responses_from_server', 'The engine sent no complete response');
-  const ordered = [...choices.values()].sort((a, b) => a.index - b.index);
-  return finalBody(plan.kind, meta, ordered, {
-    wantLogprobs: plan.logprobs !== undefined,
-    echoText: plan.echo ? prepared.text : undefined,
-    latencySecs: (performance.now() - startTime) / 1000,
-    outputIds: ordered.map((c) => outputIds.get(c.index) ?? []),
-  });
 }

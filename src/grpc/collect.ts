@@ -1,0 +1,35 @@
+import type { GenerateCall } from '../engine/types.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { ChoiceState } from './choice.js';
+import { finalBody, type ResponseMeta } from './formats.js';
+import type { GrpcPlan } from './plan.js';
+import type { PreparedPrompt } from './prepare.js';
+
+/** A non-streamed answer: every sample's `complete`, decoded and stop-trimmed here. */
+export async function collect(
+  call: GenerateCall,
+  plan: GrpcPlan,
+  meta: ResponseMeta,
+  newChoice: (index: number) => ChoiceState,
+  prepared: PreparedPrompt,
+  startTime: number,
+): Promise<unknown> {
+  const choices = new Map<number, ChoiceState>();
+  const outputIds = new Map<number, readonly number[]>();
+  for await (const out of call) {
+    if (out.kind !== 'complete') continue;
+    const c = newChoice(out.index);
+    c.onComplete(out, false);
+    choices.set(out.index, c);
+    outputIds.set(out.index, out.outputIds);
+  }
+  if (choices.size === 0)
+    throw new GatewayError('no_responses_from_server', 'The engine sent no complete response');
+  const ordered = [...choices.values()].sort((a, b) => a.index - b.index);
+  return finalBody(plan.kind, meta, ordered, {
+    wantLogprobs: plan.logprobs !== undefined,
+    echoText: plan.echo ? prepared.text : undefined,
+    latencySecs: (performance.now() - startTime) / 1000,
+    outputIds: ordered.map((c) => outputIds.get(c.index) ?? []),
+  });
+}
