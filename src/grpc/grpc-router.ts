@@ -7,7 +7,7 @@
  * that does not end cleanly (client gone, stream error) is disposed, which sends the engine
  * `Abort`.
  */
-import type { EngineClient, GenerateCall, GenerateInput } from '../engine/types.js';
+import type { EngineClient, GenerateCall, GenerateInput, SamplingInput } from '../engine/types.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Logger } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
@@ -119,7 +119,12 @@ export class GrpcRouter {
     const client = this.deps.engines.get(worker);
     if (client === undefined)
       throw new GatewayError('no_available_workers', `Worker ${worker.url} has no engine client`);
-    const input = this.#input(ctx, plan, prepared, worker);
+    // The request's sampling with the model's defaults: what the stop decoders enforce. The
+    // engine request may differ (SGLang gets single-token stops as ids), but the client's stop
+    // strings stay strings here, so `matched_stop` names what the client asked for (SMG builds
+    // its decoders from the original request).
+    const sampling = withModelDefaults(plan.sampling, worker.labels.default_sampling_params_json);
+    const input = this.#input(ctx, plan, prepared, worker, sampling);
     const load = worker.acquireLoad();
     const call = client.generate(input);
     try {
@@ -142,7 +147,7 @@ export class GrpcRouter {
     const newChoice = (index: number) =>
       new ChoiceState(
         index,
-        prepared.tokenizer.stopDecoder(stopConfig(input.sampling, prepared.tokenizer)),
+        prepared.tokenizer.stopDecoder(stopConfig(sampling, prepared.tokenizer)),
         plan.logprobs !== undefined,
       );
     const headers = {
@@ -245,9 +250,10 @@ export class GrpcRouter {
     plan: GrpcPlan,
     prepared: PreparedPrompt,
     worker: Worker,
+    requested: SamplingInput,
   ): GenerateInput {
-    let sampling = withModelDefaults(plan.sampling, worker.labels.default_sampling_params_json);
-    if (worker.runtime === 'sglang') sampling = foldSingleTokenStops(sampling, prepared.tokenizer);
+    const sampling =
+      worker.runtime === 'sglang' ? foldSingleTokenStops(requested, prepared.tokenizer) : requested;
     return {
       kind: plan.kind,
       // SMG: the client's `rid` as-is outside PD, else the request id plus a UUIDv7, so every
