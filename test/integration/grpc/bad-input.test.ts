@@ -1,0 +1,152 @@
+// Bad input in gRPC mode (issue 16, "Bad input"), end to end: a prompt longer than the model's
+// context, a chat template that raises, and image content are each a 400 found while preparing
+// the engine request, so the engine never sees them; the gateway keeps serving.
+import assert from 'node:assert/strict';
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import OpenAI from 'openai';
+import { startSimGrpcWorker, type SimWorker } from '@switchyard/sim';
+import type { Gateway } from '../../../src/server/gateway.js';
+import { assertAllReleased } from '../../helpers/gateway.js';
+import { generateRequests, startGrpcGateway } from '../../helpers/grpc.js';
+import { assertGatewayError, postJson } from '../../helpers/http.js';
+import { repoPath } from '../../helpers/repo-root.js';
+
+const TINY_DIR = repoPath('packages', 'sim', 'assets', 'tiny-tokenizer');
+
+/** The tiny tokenizer with a ChatML template that refuses a system message. */
+function strictTemplateDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'switchyard-strict-template-'));
+  for (const f of ['tokenizer.json', 'tokenizer_config.json', 'config.json'])
+    symlinkSync(join(TINY_DIR, f), join(dir, f));
+  writeFileSync(
+    join(dir, 'chat_template.jinja'),
+    "{% for m in messages %}{% if m['role'] == 'system' %}" +
+      "{{ raise_exception('System role not supported by this model') }}{% endif %}" +
+      "<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}" +
+      '{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}',
+  );
+  return dir;
+}
+
+/** `short`: a 16-token context; `strict`: the raising template. */
+let short: SimWorker;
+let strict: SimWorker;
+let gateway: Gateway;
+let client: OpenAI;
+
+before(async () => {
+  const common = { ttftMs: 1, itlMs: 1, answerText: 'Hello world' };
+  short = await startSimGrpcWorker({
+    ...common,
+    runtime: 'sglang',
+    model: 'short',
+    maxContextLength: 16,
+  });
+  strict = await startSimGrpcWorker({
+    ...common,
+    runtime: 'vllm',
+    model: 'strict',
+    tokenizerDir: strictTemplateDir(),
+  });
+  gateway = await startGrpcGateway([short, strict]);
+  client = new OpenAI({ apiKey: 'unused', baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+});
+
+after(async () => {
+  await gateway.close();
+  await Promise.all([short, strict].map((e) => e.close()));
+});
+
+const chat = (body: Record<string, unknown>) =>
+  postJson(`${gateway.url}/v1/chat/completions`, body);
+
+void describe('bad input in gRPC mode', () => {
+  void it('a prompt longer than the model’s context is 400 context_length_exceeded, never sent', async () => {
+    // A short prompt fits (12 tokens of the 15 the engine takes) …
+    const ok = await client.chat.completions.create({
+      model: 'short',
+      messages: [{ role: 'user', content: 'Hi' }],
+      max_tokens: 2,
+    });
+    assert.equal(ok.choices[0]?.message.content, 'Hello world');
+    const sent = generateRequests(short).length;
+    // … a long one does not.
+    const res = await chat({
+      model: 'short',
+      messages: [{ role: 'user', content: 'Hi there, tell me a long story about the sea.' }],
+    });
+    const err = await assertGatewayError(res, 400, 'context_length_exceeded');
+    assert.match(err.message, /limit of 15/);
+    const completion = await postJson(`${gateway.url}/v1/completions`, {
+      model: 'short',
+      prompt: 'word '.repeat(40),
+    });
+    await assertGatewayError(completion, 400, 'context_length_exceeded');
+    const generate = await postJson(`${gateway.url}/generate`, {
+      model: 'short',
+      input_ids: Array.from({ length: 16 }, () => 72),
+    });
+    await assertGatewayError(generate, 400, 'context_length_exceeded');
+    assert.equal(generateRequests(short).length, sent, 'the engine never saw them');
+  });
+
+  void it('a chat template that raises is 400 process_messages_failed with its message', async () => {
+    const ok = await client.chat.completions.create({
+      model: 'strict',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    assert.equal(ok.choices[0]?.message.content, 'Hello world');
+    const sent = generateRequests(strict).length;
+    const res = await chat({
+      model: 'strict',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hi' },
+      ],
+    });
+    const err = await assertGatewayError(res, 400, 'process_messages_failed');
+    assert.match(err.message, /System role not supported by this model/);
+    // Streamed, the answer is the same 400 (nothing was started).
+    const streamed = await chat({
+      model: 'strict',
+      stream: true,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hi' },
+      ],
+    });
+    await assertGatewayError(streamed, 400, 'process_messages_failed');
+    assert.equal(generateRequests(strict).length, sent);
+  });
+
+  void it('image content is 400 multimodal_not_supported', async () => {
+    const sent = generateRequests(short).length;
+    const res = await chat({
+      model: 'short',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          ],
+        },
+      ],
+    });
+    await assertGatewayError(res, 400, 'multimodal_not_supported');
+    const generate = await postJson(`${gateway.url}/generate`, {
+      model: 'short',
+      text: 'Hi',
+      image_data: 'data:image/png;base64,iVBORw0KGgo=',
+    });
+    await assertGatewayError(generate, 400, 'multimodal_not_supported');
+    assert.equal(generateRequests(short).length, sent);
+  });
+
+  void it('leaves nothing held', async () => {
+    await assertAllReleased(gateway);
+  });
+});
