@@ -82,6 +82,12 @@ export const SIM_GRPC_FAULT_FLAGS: readonly SimFlagSpec[] = [
     to: fault('grpcMessage'),
     help: 'fault, grpc: status message of injected failures',
   }),
+  flag('grpc-malformed', {
+    grpcOnly: true,
+    kind: 'bool',
+    to: fault('grpcMalformed'),
+    help: 'fault, grpc: Generate answers one message with neither chunk nor complete',
+  }),
   flag('abort-delay-ms', {
     grpcOnly: true,
     kind: 'float',

@@ -25,6 +25,7 @@ const FAULT_KEYS: ReadonlySet<string> = new Set([
   'grpcStatus',
   'grpcStreamStatus',
   'grpcMessage',
+  'grpcMalformed',
   'abortDelayMs',
   'tokenizerBadSha',
   'tokenizerNoSha',
@@ -102,6 +103,13 @@ export class FaultInjector {
     return n;
   }
 
+  /** gRPC: whether a request that runs gets the malformed message; counts as a fire if so. */
+  takeMalformed(): boolean {
+    if (this.faults.grpcMalformed !== true) return false;
+    this.fired('none');
+    return true;
+  }
+
   errorStatus(): number {
     return this.faults.errorStatus ?? 500;
   }
@@ -164,6 +172,7 @@ export class FaultInjector {
         hang: _h,
         dropAfterChunks: _d,
         dropAfterHead: _dh,
+        grpcMalformed: _gm,
         maxFires: _m,
         ...rest
       } = this.faults;
@@ -230,7 +239,7 @@ export function checkedFaults(f: SimFaults): SimFaults {
   if (f.tokenizerDelayMs !== undefined) {
     out.tokenizerDelayMs = positive('tokenizerDelayMs', f.tokenizerDelayMs);
   }
-  for (const key of ['tokenizerBadSha', 'tokenizerNoSha'] as const) {
+  for (const key of ['tokenizerBadSha', 'tokenizerNoSha', 'grpcMalformed'] as const) {
     const v = f[key];
     if (v === undefined) continue;
     if (typeof v !== 'boolean') throw new RangeError(`${key} must be a boolean`);

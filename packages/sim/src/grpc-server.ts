@@ -191,7 +191,8 @@ class SimGrpcWorker implements SimWorker {
       call.emit('error', this.faults.grpcStartError());
       return;
     }
-    const drop = decision === 'none' ? this.faults.takeDrop() : undefined;
+    const malformed = decision === 'none' && this.faults.takeMalformed();
+    const drop = malformed ? 'malformed' : decision === 'none' ? this.faults.takeDrop() : undefined;
     const plans = planChoices(this.opts, this.tokenizer, gen.inputIds, gen.n, {
       maxNewTokens: Math.min(gen.maxNewTokens ?? room, room),
       stopTokenIds: new Set(gen.stopTokenIds),

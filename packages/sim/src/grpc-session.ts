@@ -20,8 +20,11 @@ export interface GrpcSessionContext {
   runtime: SimRuntime;
   engine: SimEngine;
   stats: StatsRecorder;
-  /** Fault: fail with `streamError` after this many tokens, or right after the headers. */
-  failAfter: number | 'head' | undefined;
+  /**
+   * Fault: fail with `streamError` after this many tokens, or right after the headers; or
+   * (`'malformed'`) send one message with neither chunk nor complete and end the call OK.
+   */
+  failAfter: number | 'head' | 'malformed' | undefined;
   streamError: () => { code: number; details: string };
   /** Called once when the call ends, whatever the outcome. */
   onEnd: (s: GrpcGenerateSession) => void;
@@ -58,6 +61,12 @@ export class GrpcGenerateSession implements TokenSink {
 
   run(): void {
     const fail = this.ctx.failAfter;
+    if (fail === 'malformed') {
+      this.call.write({});
+      this.settle('dropped');
+      this.call.end();
+      return;
+    }
     if (fail === 'head' || fail === 0) {
       // Headers first, so the client sees a started call that then fails.
       this.call.sendMetadata(new Metadata());

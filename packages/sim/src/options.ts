@@ -64,6 +64,12 @@ export interface SimFaults {
   grpcStreamStatus?: number;
   /** gRPC: the status message (details) of an injected failure; default 'sim: injected error'. */
   grpcMessage?: string;
+  /**
+   * gRPC Generate: send the headers, then one GenerateResponse with neither `chunk` nor
+   * `complete` (an engine the client cannot read), then end the call OK. Wins over the drop
+   * faults.
+   */
+  grpcMalformed?: boolean;
   /** gRPC: Abort answers (and cancels the sequence) only after this many ms. */
   abortDelayMs?: number;
   /** gRPC GetTokenizer: the last chunk carries a wrong sha256. */
@@ -74,7 +80,7 @@ export interface SimFaults {
   tokenizerDelayMs?: number;
   /** All faults clear themselves this long after being set. */
   durationMs?: number;
-  /** The request faults (errorRate, hang, dropAfterChunks, dropAfterHead) clear after firing this many times. */
+  /** The request faults (errorRate, hang, dropAfterChunks, dropAfterHead, grpcMalformed) clear after firing this many times. */
   maxFires?: number;
 }
 

@@ -78,6 +78,21 @@ void describe('gRPC faults', () => {
     assert.equal(started, true);
   });
 
+  void it('grpcMalformed: headers, one message with neither chunk nor complete, then OK', async () => {
+    const before = w.stats();
+    w.setFaults({ grpcMalformed: true, maxFires: 1 });
+    const r = await collect(c, 'Generate', generateRequest('sglang'));
+    assert.equal(r.code, grpc.status.OK);
+    assert.equal(r.messages.length, 1);
+    const { chunks, completes } = parts(r.messages);
+    assert.equal(chunks.length + completes.length, 0);
+    const s = await waitForStats(w, (st) => st.running === 0);
+    assert.equal(s.faultsFired, before.faultsFired + 1);
+    // maxFires cleared it: the next call is answered.
+    const next = await collect(c, 'Generate', generateRequest('sglang'));
+    assert.equal(parts(next.messages).completes.length, 1);
+  });
+
   void it('hang: no item until the client cancels, which counts as aborted', async () => {
     const before = w.stats();
     w.setFaults({ hang: true, maxFires: 1 });
