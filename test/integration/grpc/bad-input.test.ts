@@ -1,6 +1,7 @@
 // Bad input in gRPC mode (issue 16, "Bad input"), end to end: a prompt longer than the model's
 // context, a chat template that raises, and image content are each a 400 found while preparing
-// the engine request, so the engine never sees them; the gateway keeps serving.
+// the engine request, so the engine never sees them; an engine that sends a message the gateway
+// cannot read fails that request with a 502 (or, streamed, one error event and [DONE]).
 import assert from 'node:assert/strict';
 import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { startSimGrpcWorker, type SimWorker } from '@switchyard/sim';
+import { parseSseData } from '@switchyard/sim/testing';
 import type { Gateway } from '../../../src/server/gateway.js';
 import { assertAllReleased } from '../../helpers/gateway.js';
 import { generateRequests, startGrpcGateway } from '../../helpers/grpc.js';
@@ -31,9 +33,10 @@ function strictTemplateDir(): string {
   return dir;
 }
 
-/** `short`: a 16-token context; `strict`: the raising template. */
+/** `short`: a 16-token context; `strict`: the raising template; `odd`: malformed answers. */
 let short: SimWorker;
 let strict: SimWorker;
+let odd: SimWorker;
 let gateway: Gateway;
 let client: OpenAI;
 
@@ -51,13 +54,19 @@ before(async () => {
     model: 'strict',
     tokenizerDir: strictTemplateDir(),
   });
-  gateway = await startGrpcGateway([short, strict]);
+  odd = await startSimGrpcWorker({
+    ...common,
+    runtime: 'tokenspeed',
+    model: 'odd',
+    faults: { grpcMalformed: true },
+  });
+  gateway = await startGrpcGateway([short, strict, odd]);
   client = new OpenAI({ apiKey: 'unused', baseURL: `${gateway.url}/v1`, maxRetries: 0 });
 });
 
 after(async () => {
   await gateway.close();
-  await Promise.all([short, strict].map((e) => e.close()));
+  await Promise.all([short, strict, odd].map((e) => e.close()));
 });
 
 const chat = (body: Record<string, unknown>) =>
@@ -144,6 +153,25 @@ void describe('bad input in gRPC mode', () => {
     });
     await assertGatewayError(generate, 400, 'multimodal_not_supported');
     assert.equal(generateRequests(short).length, sent);
+  });
+
+  void it('an engine message the gateway cannot read is a 502 worker_stream_failed, streamed an error event', async () => {
+    const res = await chat({ model: 'odd', messages: [{ role: 'user', content: 'Hi' }] });
+    const err = await assertGatewayError(res, 502, 'worker_stream_failed');
+    assert.match(err.message, /malformed/);
+    assert.ok(err.message.includes(odd.url), err.message);
+    const streamed = await chat({
+      model: 'odd',
+      stream: true,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    assert.equal(streamed.status, 200);
+    const frames = parseSseData(await streamed.text());
+    assert.equal(frames.at(-1), '[DONE]');
+    assert.equal(frames.length, 2, frames.join('\n'));
+    const event = JSON.parse(frames[0] ?? '{}') as { error: { message: string; type: string } };
+    assert.equal(event.error.type, 'internal_error');
+    assert.match(event.error.message, /^Stream error: .*neither chunk nor complete/);
   });
 
   void it('leaves nothing held', async () => {
