@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { startSimGrpcWorker, type SimRuntime, type SimWorker } from '@switchyard/sim';
+import { parseSseData } from '@switchyard/sim/testing';
 import type { Gateway } from '../../../src/server/gateway.js';
 import { assertAllReleased } from '../../helpers/gateway.js';
 import { generateRequests, startGrpcGateway } from '../../helpers/grpc.js';
@@ -259,6 +260,57 @@ void describe('the same answer from every runtime (A5, A10)', () => {
       assert.equal(s.texts.get(0), 'Hello world');
       assert.equal(s.texts.get(1), 'Hello world');
       assert.deepEqual(s.usage, whole.usage);
+    });
+  }
+
+  for (const runtime of RUNTIMES) {
+    void it(`${runtime}: completions and /generate, streamed and not, agree`, async () => {
+      const model = `m-${runtime}`;
+      const whole = await client.completions.create({ model, prompt: 'Say it', max_tokens: 8 });
+      assert.equal(whole.choices[0]?.text, 'Hello world');
+      assert.equal(whole.choices[0]?.finish_reason, 'stop');
+      assert.equal(whole.usage?.completion_tokens, 3);
+      const stream = await client.completions.create({
+        model,
+        prompt: 'Say it',
+        max_tokens: 8,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      let text = '';
+      let usage: OpenAI.CompletionUsage | undefined;
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.text ?? '';
+        if (chunk.usage) usage = chunk.usage;
+      }
+      assert.equal(text, 'Hello world');
+      assert.deepEqual(usage, whole.usage);
+      const gen = await fetch(`${gateway.url}/generate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model, text: 'Say it', sampling_params: { max_new_tokens: 8 } }),
+      });
+      assert.equal(gen.status, 200);
+      const body = (await gen.json()) as {
+        text: string;
+        meta_info: { finish_reason: unknown; completion_tokens: number };
+      };
+      assert.equal(body.text, 'Hello world');
+      assert.deepEqual(body.meta_info.finish_reason, { type: 'stop' });
+      assert.equal(body.meta_info.completion_tokens, 3);
+      const genStream = await fetch(`${gateway.url}/generate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model, text: 'Say it', stream: true }),
+      });
+      const frames = parseSseData(await genStream.text());
+      assert.equal(frames.at(-1), '[DONE]');
+      const last = JSON.parse(frames.at(-2) ?? '{}') as {
+        text: string;
+        meta_info: { completion_tokens: number };
+      };
+      assert.equal(last.text, 'Hello world');
+      assert.equal(last.meta_info.completion_tokens, 3, `${runtime} running total`);
     });
   }
 
