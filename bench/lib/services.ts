@@ -36,8 +36,9 @@ export interface SimFleetProcess {
   workers: SimWorkerInfo[];
 }
 
-// `sim worker NAME (sglang, model M[, prefill|decode][, realistic]) listening on URL[ (bootstrap port P)]`
-const SIM_LINE = /\(([^)]*)\) listening on (http:\/\/\S+)(?: \(bootstrap port (\d+)\))?/;
+// `sim worker NAME (sglang, model M[, prefill|decode][, realistic][, grpc]) listening on URL[ (bootstrap port P)]`
+// where URL is http://HOST:PORT, or grpc://HOST:PORT for `--protocol grpc`.
+const SIM_LINE = /\(([^)]*)\) listening on ((?:http|grpc):\/\/\S+)(?: \(bootstrap port (\d+)\))?/;
 
 /**
  * `switchyard sim --port 0 ...flags` with `--count N`, or with `--fleet FILE` among the flags
