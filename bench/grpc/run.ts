@@ -10,11 +10,13 @@
 //
 //   node --import tsx bench/grpc/run.ts              (~3 min; writes bench/results/grpc.json)
 //   GRPC_BENCH_REPS=1 GRPC_BENCH_SECONDS=2 ...       (quick look)
+//   node --import tsx bench/grpc/run.ts --profile    (grpc-l0 under node --cpu-prof)
 import { ownProcessGroup, pinSelf, type Managed } from '../lib/proc.js';
 import { ROOT, writeResult } from '../lib/results.js';
 import { ensureBuilt, startGateway, startSimFleet, type GatewayProcess } from '../lib/services.js';
 import type { RunRecord } from '../overhead/report.js';
 import { measure, type PathUnderTest, type Workload } from '../overhead/workloads.js';
+import { profileGrpcGateway } from './profile.js';
 import { report } from './report.js';
 import { ANSWER_TEXT } from './text.js';
 import { L0_FLAGS, QWEN3_DIR, STREAM_TOKENS, WORKLOADS } from './workloads.js';
@@ -92,6 +94,10 @@ async function main(): Promise<void> {
       procs.push(gw.proc);
       return gw;
     };
+    if (process.argv.includes('--profile')) {
+      await profileGrpcGateway(grpcFleet.urls, cpuGateway);
+      return;
+    }
     const http = await gateway(httpFleet.urls);
     const grpc = await gateway(grpcFleet.urls);
     const grpcL0 = await gateway(grpcFleet.urls, L0_FLAGS);

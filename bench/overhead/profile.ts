@@ -18,7 +18,7 @@ import { PD_WORKLOAD, WORKLOADS, type Workload } from './workloads.js';
 
 const SECONDS = Number(process.env['PROFILE_SECONDS'] ?? 6);
 
-interface CpuProfile {
+export interface CpuProfile {
   nodes: {
     id: number;
     callFrame: { functionName: string; url: string; lineNumber: number };
@@ -71,15 +71,23 @@ export function category(url: string, fn: string): string {
   return 'V8 builtins / native';
 }
 
-interface FnCost {
+export interface FnCost {
   name: string;
   where: string;
   category: string;
   selfUs: number;
 }
 
-/** Self time per function of the samples whose timestamp falls in [fromUs, toUs]. */
-function selfTimes(p: CpuProfile, fromUs: number, toUs: number): FnCost[] {
+/**
+ * Self time per function of the samples whose timestamp falls in [fromUs, toUs]; `categorize`
+ * names each function's owner (bench/grpc adds the gRPC and tokenizer libraries).
+ */
+export function selfTimes(
+  p: CpuProfile,
+  fromUs: number,
+  toUs: number,
+  categorize: (url: string, fn: string) => string = category,
+): FnCost[] {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const costs = new Map<string, FnCost>();
   let t = p.startTime;
@@ -94,7 +102,7 @@ function selfTimes(p: CpuProfile, fromUs: number, toUs: number): FnCost[] {
     const file = url.replace(/^.*\/(dist|node_modules)\//, '$1/');
     const where = url ? `${file}:${lineNumber + 1}` : '';
     const key = `${name}@${where}`;
-    const c = costs.get(key) ?? { name, where, category: category(url, functionName), selfUs: 0 };
+    const c = costs.get(key) ?? { name, where, category: categorize(url, functionName), selfUs: 0 };
     // A sample's delta is the time since the previous one: charge it to this sample's function.
     c.selfUs += dt;
     costs.set(key, c);
