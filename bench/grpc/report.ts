@@ -80,7 +80,7 @@ export function report(runs: readonly RunRecord[], workloads: readonly Workload[
     aggregates.push(...rows);
     const http = rows.find((a) => a.path === 'http');
     printTable(
-      `${w.title}, closed loop, 32 clients (medians of ${rows[0]?.reqPerSecRuns.length ?? 0})`,
+      `${w.title}${w.closed ? `, closed loop, ${w.closed.concurrency} clients` : ''} (medians of ${rows[0]?.reqPerSecRuns.length ?? 0})`,
       [
         'path',
         'req/s',
@@ -166,6 +166,7 @@ function targets(runs: readonly RunRecord[], aggregates: readonly Aggregate[]): 
   // Cached chat prompt against the HTTP relay of the same request.
   for (const [w, p] of [
     ['chat', 'grpc-l0'],
+    ['chat-open', 'grpc-l0'],
     ['long', 'grpc-l0'],
     ['chat', 'grpc'],
     ['long', 'grpc'],

@@ -22,7 +22,7 @@ import { ANSWER_TEXT } from './text.js';
 import { L0_FLAGS, QWEN3_DIR, STREAM_TOKENS, WORKLOADS } from './workloads.js';
 
 const REPS = Number(process.env['GRPC_BENCH_REPS'] ?? 3);
-const SECONDS = Number(process.env['GRPC_BENCH_SECONDS'] ?? 3);
+const SECONDS = Number(process.env['GRPC_BENCH_SECONDS'] ?? 2.5);
 const WORKERS = 2;
 // Same timing on both fleets: first token at once, then one per millisecond.
 const TIMING = ['--engine', 'canned', '--ttft-ms', '0', '--itl-ms', '1', '--seed', '1'];
@@ -105,14 +105,13 @@ async function main(): Promise<void> {
     console.log(await sanity('grpc', grpc.url, true));
     console.log(await sanity('grpc-l0', grpcL0.url, true));
 
-    const relayWorkloads = ['chat', 'long', 'stream'];
     const paths: PathUnderTest[] = [
       {
         name: 'http',
         origins: [http.url],
         proc: http.proc,
         sim: httpFleet.proc,
-        workloads: relayWorkloads,
+        workloads: ['chat', 'chat-open', 'long', 'stream'],
       },
       // With L0 off the fixed long chat is tokenized afresh every time: "long" is the miss.
       {
@@ -120,7 +119,7 @@ async function main(): Promise<void> {
         origins: [grpc.url],
         proc: grpc.proc,
         sim: grpcFleet.proc,
-        workloads: relayWorkloads,
+        workloads: ['chat', 'long', 'stream'],
       },
       { name: 'grpc-l0', origins: [grpcL0.url], proc: grpcL0.proc, sim: grpcFleet.proc },
     ];

@@ -14,6 +14,8 @@ export const QWEN3_DIR = fileURLToPath(
 );
 export const L0_FLAGS = ['--tokenizer-cache-enable-l0'];
 const CLIENTS = 32;
+/** Low enough for every path to keep up on a busy 2-core machine, so they compare at one load. */
+export const OPEN_RATE = 50;
 let missSeq = 0;
 
 const chat = (messages: unknown, extra: Record<string, unknown> = {}): string =>
@@ -30,6 +32,13 @@ export const WORKLOADS: Workload[] = [
     title: 'small chat (system + user, 35 prompt tokens, the same every request), 1 output token',
     stream: false,
     closed: { concurrency: CLIENTS },
+    request: chatRequest(chat(SMALL_CHAT)),
+  },
+  {
+    name: 'chat-open',
+    title: `small chat at a fixed ${OPEN_RATE} req/s (Poisson arrivals), 1 output token`,
+    stream: false,
+    open: { ratePerSec: OPEN_RATE },
     request: chatRequest(chat(SMALL_CHAT)),
   },
   {
