@@ -13,6 +13,8 @@ import { L0_FLAGS, STREAM_TOKENS, WORKLOADS } from './workloads.js';
 
 const SECONDS = Number(process.env['PROFILE_SECONDS'] ?? 6);
 const PROFILED = (process.env['GRPC_PROFILE_WORKLOADS'] ?? 'chat,stream').split(',');
+// V8 samples every 1 ms; a longer gap is time the thread waited for a core on a busy machine.
+const MAX_SAMPLE_US = 1500;
 
 /** The overhead benchmark's categories, with the libraries only gRPC mode runs named first. */
 export function grpcCategory(url: string, fn: string): string {
@@ -57,6 +59,7 @@ export async function profileGrpcGateway(
         origins: [gw.url],
         request: w.requestAt ?? (() => w.request),
         closed: w.closed,
+        ...(w.open ? { open: { ...w.open, seed: 7, maxInFlight: 512 } } : {}),
         warmupMs: 1500,
         durationMs: SECONDS * 1000,
         onWindowStart: () => {
@@ -75,9 +78,13 @@ export async function profileGrpcGateway(
       copyFileSync(`${profDir}/${file}`, `${RESULTS_DIR}grpc-${w.name}.cpuprofile`);
       const profile = JSON.parse(readFileSync(`${profDir}/${file}`, 'utf8')) as CpuProfile;
       const s = summarize(r);
-      const fns = selfTimes(profile, Number(from / 1000n), Number(to / 1000n), grpcCategory).filter(
-        (f) => f.category !== 'idle',
-      );
+      const fns = selfTimes(
+        profile,
+        Number(from / 1000n),
+        Number(to / 1000n),
+        grpcCategory,
+        MAX_SAMPLE_US,
+      ).filter((f) => f.category !== 'idle');
       const busyUs = fns.reduce((n, f) => n + f.selfUs, 0);
       // Shares from the profile, scaled to the CPU /proc charged the process per request (and per
       // streamed token for streams), as bench/overhead/profile.ts does.
@@ -90,7 +97,8 @@ export async function profileGrpcGateway(
       const catRows = [...cats.entries()].sort((a, b) => b[1] - a[1]);
       console.log(
         `\n${w.name}: ${s.requests} requests in ${fmt(r.windowMs / 1000, 1)} s (${fmt(s.reqPerSec, 0)} req/s, ${s.errors} errors); ` +
-          `gateway CPU ${fmt(procUs, 1)} ${w.stream ? 'µs per streamed token' : 'µs per request'} (/proc, all threads)`,
+          `gateway CPU ${fmt(procUs, 1)} ${w.stream ? 'µs per streamed token' : 'µs per request'} (/proc, all threads); ` +
+          `main-thread samples ${fmt(busyUs / Math.max(1, s.requests) / unit, 1)}`,
       );
       printTable(
         `Gateway CPU by category, grpc-l0, ${w.title}`,
@@ -114,6 +122,7 @@ export async function profileGrpcGateway(
         requests: s.requests,
         reqPerSec: s.reqPerSec,
         procCpuUs: procUs,
+        sampledUs: busyUs / Math.max(1, s.requests) / unit,
         unit: w.stream ? 'streamed token' : 'request',
         categories: Object.fromEntries(catRows.map(([c, us]) => [c, per(us)])),
         top: fns.slice(0, 40).map((f) => ({ ...f, us: per(f.selfUs) })),

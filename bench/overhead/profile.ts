@@ -87,6 +87,7 @@ export function selfTimes(
   fromUs: number,
   toUs: number,
   categorize: (url: string, fn: string) => string = category,
+  maxDeltaUs = Infinity,
 ): FnCost[] {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const costs = new Map<string, FnCost>();
@@ -104,7 +105,9 @@ export function selfTimes(
     const key = `${name}@${where}`;
     const c = costs.get(key) ?? { name, where, category: categorize(url, functionName), selfUs: 0 };
     // A sample's delta is the time since the previous one: charge it to this sample's function.
-    c.selfUs += dt;
+    // `maxDeltaUs` caps it: on a contended core the thread may wait 100 ms for the CPU, and
+    // that wait would otherwise land on whichever function the next sample happens to catch.
+    c.selfUs += Math.min(dt, maxDeltaUs);
     costs.set(key, c);
   }
   return [...costs.values()].sort((a, b) => b.selfUs - a.selfUs);
