@@ -76,6 +76,30 @@ function logprobsSince(
   return kind === 'chat' ? chatLogprobs(meta, entries) : completionLogprobs(meta, entries);
 }
 
+/**
+ * The JSON of a delta chunk up to the text, per sample: every delta of a stream repeats the same
+ * id, model, created and fingerprint, so they are serialized once per sample and each token
+ * costs one JSON string escape instead of a whole chunk object's serialization.
+ */
+const deltaPrefixes = new WeakMap<ChoiceState, { kind: string; prefix: string }>();
+
+function deltaPrefix(kind: 'chat' | 'completion', meta: ResponseMeta, c: ChoiceState): string {
+  const cached = deltaPrefixes.get(c);
+  if (cached?.kind === kind) return cached.prefix;
+  const head = JSON.stringify({
+    id: meta.id,
+    object: kind === 'chat' ? 'chat.completion.chunk' : 'text_completion',
+    created: meta.created,
+    model: meta.model,
+    system_fingerprint: meta.fingerprint,
+  });
+  const choice =
+    kind === 'chat' ? `{"index":${c.index},"delta":{"content":` : `{"index":${c.index},"text":`;
+  const prefix = `data: ${head.slice(0, -1)},"choices":[${choice}`;
+  deltaPrefixes.set(c, { kind, prefix });
+  return prefix;
+}
+
 /** A content delta of one sample (chat: `delta.content`; completions: `text`). */
 export function deltaFrame(
   kind: 'chat' | 'completion',
@@ -85,25 +109,9 @@ export function deltaFrame(
   logprobsFrom: number,
   wantLogprobs: boolean,
 ): string {
-  const logprobs = logprobsSince(kind, meta, c, logprobsFrom, wantLogprobs);
-  if (kind === 'chat') {
-    return sse({
-      id: meta.id,
-      object: 'chat.completion.chunk',
-      created: meta.created,
-      model: meta.model,
-      system_fingerprint: meta.fingerprint,
-      choices: [{ index: c.index, delta: { content: text }, logprobs, finish_reason: null }],
-    });
-  }
-  return sse({
-    id: meta.id,
-    object: 'text_completion',
-    created: meta.created,
-    model: meta.model,
-    system_fingerprint: meta.fingerprint,
-    choices: [{ index: c.index, text, logprobs, finish_reason: null }],
-  });
+  const logprobs = JSON.stringify(logprobsSince(kind, meta, c, logprobsFrom, wantLogprobs));
+  const close = kind === 'chat' ? '}' : '';
+  return `${deltaPrefix(kind, meta, c)}${JSON.stringify(text)}${close},"logprobs":${logprobs},"finish_reason":null}]}\n\n`;
 }
 
 /** Chat's first frame of a sample: the assistant role. */

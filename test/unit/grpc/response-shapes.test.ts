@@ -91,6 +91,28 @@ void describe('gRPC response shapes', () => {
     assert.equal(content[0]?.top_logprobs.length, 2);
   });
 
+  void it('writes a delta chunk with every field of the chunk object, in order', () => {
+    const c = state(1, [], false);
+    const text = 'say "hi"\n';
+    assert.deepEqual(JSON.parse(deltaFrame('chat', meta, c, text, 0, false).slice(6)), {
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'tiny',
+      system_fingerprint: 'w',
+      choices: [{ index: 1, delta: { content: text }, logprobs: null, finish_reason: null }],
+    });
+    assert.deepEqual(JSON.parse(deltaFrame('completion', meta, c, text, 0, false).slice(6)), {
+      id: 'chatcmpl-1',
+      object: 'text_completion',
+      created: 1,
+      model: 'tiny',
+      system_fingerprint: 'w',
+      choices: [{ index: 1, text, logprobs: null, finish_reason: null }],
+    });
+    assert.ok(deltaFrame('chat', meta, c, text, 0, false).endsWith('}\n\n'));
+  });
+
   void it('pins a local stop against a later engine "length" and ignores tokens after it', () => {
     const ids = [...tok.encode('Hello world again', false)];
     const c = state(0, [' wor']);
