@@ -75,17 +75,18 @@ export class GrpcRouter {
       ctx.endpointLabel,
       'grpc',
     );
-    // Bad input is refused before any worker is chosen, and never retried.
-    const plan = planFor(ctx);
     const prepared = new Map<string, PreparedPrompt>();
-    return withRouterMetrics(metrics, series, ctx, () =>
-      withRetry(() => this.#attempt(ctx, plan, prepared, series), this.deps.retry, {
+    return withRouterMetrics(metrics, series, ctx, () => {
+      // Bad input is refused before any worker is chosen (and counted as the router's error,
+      // as the relay's are), and never retried.
+      const plan = planFor(ctx);
+      return withRetry(() => this.#attempt(ctx, plan, prepared, series), this.deps.retry, {
         random: this.deps.random,
         signal: ctx.signal,
         hooks: retryMetricHooks(metrics, ['regular'], ctx),
         clock: this.deps.clock,
-      }),
-    );
+      });
+    });
   }
 
   /** The model's tokenizer: the request's model, else (no model named) the worker's. */

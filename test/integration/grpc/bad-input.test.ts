@@ -11,7 +11,7 @@ import OpenAI from 'openai';
 import { startSimGrpcWorker, type SimWorker } from '@switchyard/sim';
 import { parseSseData } from '@switchyard/sim/testing';
 import type { Gateway } from '../../../src/server/gateway.js';
-import { assertAllReleased } from '../../helpers/gateway.js';
+import { assertAllReleased, scrapeMetrics } from '../../helpers/gateway.js';
 import { generateRequests, startGrpcGateway } from '../../helpers/grpc.js';
 import { assertGatewayError, postJson } from '../../helpers/http.js';
 import { repoPath } from '../../helpers/repo-root.js';
@@ -133,6 +133,7 @@ void describe('bad input in gRPC mode', () => {
 
   void it('image content is 400 multimodal_not_supported', async () => {
     const sent = generateRequests(short).length;
+    const errorsBefore = routerValidationErrors(await scrapeMetrics(gateway));
     const res = await chat({
       model: 'short',
       messages: [
@@ -153,6 +154,8 @@ void describe('bad input in gRPC mode', () => {
     });
     await assertGatewayError(generate, 400, 'multimodal_not_supported');
     assert.equal(generateRequests(short).length, sent);
+    // Counted as the gRPC router's own errors, as the relay counts its refusals.
+    assert.equal(routerValidationErrors(await scrapeMetrics(gateway)), errorsBefore + 2);
   });
 
   void it('an engine message the gateway cannot read is a 502 worker_stream_failed, streamed an error event', async () => {
@@ -178,3 +181,17 @@ void describe('bad input in gRPC mode', () => {
     await assertAllReleased(gateway);
   });
 });
+
+/** smg_router_request_errors_total of the gRPC router for 400s, over every model and endpoint. */
+function routerValidationErrors(text: string): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (
+      line.startsWith('smg_router_request_errors_total{') &&
+      line.includes('router_type="grpc"') &&
+      line.includes('error_type="validation_error"')
+    )
+      sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
