@@ -5,7 +5,7 @@
  * left out.
  */
 import { I32_MAX, I32_MIN } from '../util/rust-int-limits.js';
-import type { Constraint } from './types.js';
+import type { Constraint, SamplingInput } from './types.js';
 
 /** SGLang's and TokenSpeed's constraint oneof members (their SamplingParams share the names). */
 export type SchedulerConstraint =
@@ -54,4 +54,28 @@ export function copyLogitBias(
   const out: Record<string, number> = {};
   for (const k of keys) out[k] = bias[k] as number;
   return out;
+}
+
+/**
+ * The scalar sampling fields SGLang and TokenSpeed both take, with SMG's defaults for the ones the
+ * client left out (proto3 zeros are not the engines' defaults, so every one is sent).
+ */
+export function schedulerScalars(s: SamplingInput): {
+  temperature: number;
+  top_p: number;
+  top_k: number;
+  min_p: number;
+  frequency_penalty: number;
+  presence_penalty: number;
+  repetition_penalty: number;
+} {
+  return {
+    temperature: s.temperature ?? 1,
+    top_p: s.topP ?? 1,
+    top_k: s.topK ?? -1,
+    min_p: s.minP ?? 0,
+    frequency_penalty: s.frequencyPenalty ?? 0,
+    presence_penalty: s.presencePenalty ?? 0,
+    repetition_penalty: s.repetitionPenalty ?? 1,
+  };
 }

@@ -3,7 +3,12 @@
  * (`build_grpc_sampling_params_from_chat`). proto3 zeros are not SGLang's defaults (temperature
  * 0 is greedy, top_k 0 is invalid), so every sampling field is sent explicitly.
  */
-import { copyLogitBias, schedulerConstraint, type SchedulerConstraint } from './request-common.js';
+import {
+  copyLogitBias,
+  schedulerConstraint,
+  schedulerScalars,
+  type SchedulerConstraint,
+} from './request-common.js';
 import type { GenerateInput } from './types.js';
 
 /** SGLang's DisaggregatedParams.bootstrap_room is an int32; SMG mints rooms below this. */
@@ -44,13 +49,7 @@ export interface SglangGenerateRequest {
 export function buildSglangRequest(input: GenerateInput): SglangGenerateRequest {
   const s = input.sampling;
   const sampling: SglangSamplingParams = {
-    temperature: s.temperature ?? 1,
-    top_p: s.topP ?? 1,
-    top_k: s.topK ?? -1,
-    min_p: s.minP ?? 0,
-    frequency_penalty: s.frequencyPenalty ?? 0,
-    presence_penalty: s.presencePenalty ?? 0,
-    repetition_penalty: s.repetitionPenalty ?? 1,
+    ...schedulerScalars(s),
     // The worker runs with skip_tokenizer_init and refuses string stops (INVALID_ARGUMENT); the
     // pipeline has folded single-token stops into stop_token_ids and matches the rest itself.
     stop: [],

@@ -4,7 +4,12 @@
  * servicer then never has to guess whether a zero was meant. The 64-bit fields (bootstrap room,
  * sampling seed) travel as decimal strings so they never pass through a JS number.
  */
-import { copyLogitBias, schedulerConstraint, type SchedulerConstraint } from './request-common.js';
+import {
+  copyLogitBias,
+  schedulerConstraint,
+  schedulerScalars,
+  type SchedulerConstraint,
+} from './request-common.js';
 import type { GenerateInput } from './types.js';
 
 /** KvBootstrapInfo.bootstrap_room is an int64; SMG mints rooms in [0, i64::MAX). */
@@ -45,13 +50,7 @@ export interface TokenSpeedGenerateRequest {
 export function buildTokenSpeedRequest(input: GenerateInput): TokenSpeedGenerateRequest {
   const s = input.sampling;
   const sampling: TokenSpeedSamplingParams = {
-    temperature: s.temperature ?? 1,
-    top_p: s.topP ?? 1,
-    top_k: s.topK ?? -1,
-    min_p: s.minP ?? 0,
-    frequency_penalty: s.frequencyPenalty ?? 0,
-    presence_penalty: s.presencePenalty ?? 0,
-    repetition_penalty: s.repetitionPenalty ?? 1,
+    ...schedulerScalars(s),
     min_new_tokens: s.minNewTokens ?? 0,
     // TokenSpeed's gRPC servicer detokenizes stop strings itself (SMG strips them only on ZMQ).
     stop: [...s.stop],
