@@ -160,6 +160,9 @@ export class GrpcRouter {
       ctx.signal.addEventListener('abort', onGone, { once: true });
       try {
         const body = await collect(call, plan, meta, newChoice, prepared, ctx.startTime);
+        // The client left while the samples were collected: nobody to answer, and the engine
+        // did nothing wrong (its call was disposed, so what was collected may be partial).
+        if (ctx.signal.aborted) throw ctx.signal.reason;
         call.markCompleted();
         worker.circuit.record('success');
         return bufferAnswer(
@@ -175,11 +178,13 @@ export class GrpcRouter {
       } catch (err) {
         call.dispose();
         load.release();
+        // A client that leaves ends the collection early (the call is disposed): not the
+        // worker's failure, so its breaker hears nothing.
+        if (ctx.signal.aborted) throw err;
         if (err instanceof GatewayError) {
           if (err.retryable) worker.circuit.record('failure');
           throw err;
         }
-        if (ctx.signal.aborted) throw err;
         const error = streamFailure(err, worker.url);
         worker.circuit.record(outcomeForStatus(error.status));
         throw error;

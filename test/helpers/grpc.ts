@@ -60,7 +60,7 @@ export async function waitForReadiness(
 
 /** A gateway in front of `engines` (by their grpc:// URLs), ready to serve. */
 export async function startGrpcGateway(
-  engines: readonly SimWorker[],
+  engines: readonly Pick<SimWorker, 'url'>[],
   flags: string[] = [],
 ): Promise<Gateway> {
   const gateway = await startTestGateway(['--worker-urls', ...engines.map((e) => e.url), ...flags]);
