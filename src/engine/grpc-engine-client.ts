@@ -4,7 +4,7 @@
  * all three services.
  */
 import * as grpc from '@grpc/grpc-js';
-import type { Clock } from '@switchyard/kit';
+import type { Clock, Timer } from '@switchyard/kit';
 import { engineService, type EngineRuntime } from '@switchyard/protos';
 import type { Logger } from '../observability/logger.js';
 import { CHANNEL_OPTIONS } from './channel.js';
@@ -45,6 +45,10 @@ export class GrpcEngineClient implements EngineClient {
   readonly #stub: grpc.Client;
   readonly #profile: RuntimeProfile;
   readonly #deps: EngineClientDeps;
+  /** Generate calls not yet ended and Abort RPCs not yet answered: the channel stays open for them. */
+  #live = 0;
+  #closing = false;
+  #closeTimer: Timer | undefined;
 
   constructor(
     readonly runtime: EngineRuntime,
@@ -62,6 +66,8 @@ export class GrpcEngineClient implements EngineClient {
     const request = this.#profile.buildGenerate(input);
     // No deadline: SMG sets none on Generate (a long generation is not a failure).
     const call = this.#streamMethod('Generate').call(this.#stub, request, {});
+    this.#live++;
+    call.once('status', () => this.#settled());
     const channel = this.#stub.getChannel();
     return new GrpcGenerateCall(
       input.requestId,
@@ -123,17 +129,44 @@ export class GrpcEngineClient implements EngineClient {
     return collectTokenizerBundle(stream);
   }
 
+  /**
+   * Closes the channel once the calls still running have ended and their Aborts were answered
+   * (at most ABORT_DEADLINE_MS + 5 s later): a worker removed, or a gateway shutting down, while
+   * streams run must still be able to abort them, or the engine keeps generating for nobody.
+   */
   close(): void {
+    if (this.#closing) return;
+    this.#closing = true;
+    if (this.#live === 0) {
+      this.#stub.close();
+      return;
+    }
+    this.#closeTimer = this.#deps.clock.setTimer(
+      ABORT_DEADLINE_MS + 5000,
+      () => this.#stub.close(),
+      {
+        keepAlive: false,
+      },
+    );
+  }
+
+  #settled(): void {
+    this.#live--;
+    if (!this.#closing || this.#live > 0) return;
+    if (this.#closeTimer !== undefined) this.#deps.clock.clearTimer(this.#closeTimer);
     this.#stub.close();
   }
 
   #abortOnDrop(requestId: string): void {
-    this.abort(requestId, DROP_ABORT_REASON).catch((err: unknown) => {
-      this.#deps.logger.warn(
-        { err, requestId, target: this.target, runtime: this.runtime },
-        'engine abort failed',
-      );
-    });
+    this.#live++;
+    this.abort(requestId, DROP_ABORT_REASON)
+      .catch((err: unknown) => {
+        this.#deps.logger.warn(
+          { err, requestId, target: this.target, runtime: this.runtime },
+          'engine abort failed',
+        );
+      })
+      .finally(() => this.#settled());
   }
 
   #unary(method: string, request: object, timeoutMs: number): Promise<unknown> {
