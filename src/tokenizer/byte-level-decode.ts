@@ -91,7 +91,8 @@ function tokenBytes(token: string): Uint8Array {
 }
 
 export class ByteLevelDecoder implements TextStepper {
-  readonly #utf8 = new TextDecoder('utf-8');
+  // ignoreBOM keeps a leading U+FEFF the model produced, as the library's decode does.
+  readonly #utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
   constructor(
     private readonly vocab: ByteLevelVocab,

@@ -71,6 +71,12 @@ void describe('byte-level incremental decode', () => {
       assert.ok(!s.includes('\uFFFD'), `a step with U+FFFD: ${JSON.stringify(s)}`);
   });
 
+  void it('keeps a leading byte order mark, as the library does', () => {
+    const ids = tok.encode('\uFEFFhello', { add_special_tokens: false }).ids;
+    assert.equal(stream(ids, true).text, whole(ids, true));
+    assert.ok(stream(ids, true).text.startsWith('\uFEFF'));
+  });
+
   void it('skips special tokens only when asked, as the library does', () => {
     const ids = tok.encode('<|im_start|>user\nHi<|im_end|>\n', { add_special_tokens: false }).ids;
     assert.equal(stream(ids, true).text, whole(ids, true));
