@@ -223,11 +223,16 @@ export class GrpcGenerateCall implements GenerateCall {
     if (this.#abortPending) this.#abortNow();
   }
 
+  /**
+   * A call the engine refused before it started (a Trailers-Only status) has nothing to abort:
+   * SMG makes no abort-on-drop wrapper when generate() fails, and during an outage every failed
+   * start and retry would otherwise fire an Abort at an engine that is down.
+   */
   #abortNow(): void {
     this.#abortPending = false;
     this.#deps.clock.clearTimer(this.#deferTimer);
     this.#call.cancel();
-    this.#deps.abort();
+    if (this.#error?.beforeStart !== true) this.#deps.abort();
   }
 
   #notify(): void {

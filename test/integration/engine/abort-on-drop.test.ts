@@ -163,12 +163,13 @@ test('a started call dropped mid-stream aborts, and iterating after dispose ends
   assert.equal(after.done, true);
 });
 
-test('an unconsumed call that fails before start leaves no unhandled rejection', async () => {
+test('a call refused before it started leaves no unhandled rejection and sends no Abort', async () => {
   const r = await rig('sglang');
   const call = r.client.generate(request('ignored'));
   await waitFor(() => r.streams.length === 1, 'the Generate to arrive');
   r.streams[0]!.emit('error', { code: grpc.status.UNAVAILABLE, details: 'down' });
-  await r.roundTrip();
+  await assert.rejects(call.started);
   call.dispose();
-  await waitFor(() => r.aborts.length === 1, 'the Abort');
+  await r.roundTrip();
+  assert.deepEqual(r.aborts, [], 'nothing to abort: the engine never started the request');
 });
