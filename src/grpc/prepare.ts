@@ -38,6 +38,7 @@ export function preparePrompt(plan: GrpcPlan, tokenizer: ModelTokenizer): Prepar
   const prompt = plan.prompt;
   switch (prompt.kind) {
     case 'ids':
+      checkTokenIds(prompt.ids, tokenizer);
       return { tokenizer, inputIds: prompt.ids, text: tokenizer.decode(prompt.ids, false) };
     case 'text':
       return { tokenizer, inputIds: tokenizer.encode(prompt.text, true), text: prompt.text };
@@ -51,6 +52,21 @@ export function preparePrompt(plan: GrpcPlan, tokenizer: ModelTokenizer): Prepar
         throw err;
       }
       return { tokenizer, inputIds: tokenizer.encode(text, false), text };
+    }
+  }
+}
+
+/**
+ * Token ids the client sent must be ids of the model's vocabulary: an engine given one past it
+ * answers anything from INVALID_ARGUMENT to a device assertion.
+ */
+function checkTokenIds(ids: readonly number[], tokenizer: ModelTokenizer): void {
+  for (const id of ids) {
+    if (!Number.isInteger(id) || id < 0 || id >= tokenizer.vocabSize) {
+      throw new GatewayError(
+        'invalid_request_parameters',
+        `Token id ${id} is not in the model's vocabulary of ${tokenizer.vocabSize} tokens`,
+      );
     }
   }
 }

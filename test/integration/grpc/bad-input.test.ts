@@ -102,6 +102,21 @@ void describe('bad input in gRPC mode', () => {
     assert.equal(generateRequests(short).length, sent, 'the engine never saw them');
   });
 
+  void it('token ids outside the vocabulary are 400 invalid_request_parameters, never sent', async () => {
+    const sent = generateRequests(short).length;
+    for (const bad of [[72, 99_999_999], [4_294_967_295], [-1]]) {
+      const res = await postJson(`${gateway.url}/generate`, { model: 'short', input_ids: bad });
+      const err = await assertGatewayError(res, 400, 'invalid_request_parameters');
+      assert.match(err.message, /not in the model's vocabulary/);
+    }
+    const completion = await postJson(`${gateway.url}/v1/completions`, {
+      model: 'short',
+      prompt: [72, 99_999_999],
+    });
+    await assertGatewayError(completion, 400, 'invalid_request_parameters');
+    assert.equal(generateRequests(short).length, sent, 'the engine never saw them');
+  });
+
   void it('a chat template that raises is 400 process_messages_failed with its message', async () => {
     const ok = await client.chat.completions.create({
       model: 'strict',
