@@ -145,12 +145,10 @@ export class GrpcRouter {
     }
     routerSeriesOf(metrics).upstreamStatus(200, 'grpc').inc();
     const meta = this.#meta(ctx, input.requestId, worker, prepared);
+    // One config object for every sample: the decoders compile it once.
+    const stops = stopConfig(sampling, prepared.tokenizer);
     const newChoice = (index: number) =>
-      new ChoiceState(
-        index,
-        prepared.tokenizer.stopDecoder(stopConfig(sampling, prepared.tokenizer)),
-        plan.logprobs !== undefined,
-      );
+      new ChoiceState(index, prepared.tokenizer.stopDecoder(stops), plan.logprobs !== undefined);
     const headers = {
       'x-request-id': ctx.requestId,
       'x-smg-routed-worker-id': worker.key,

@@ -104,6 +104,27 @@ function logitBias(o: JsonObject): Record<string, number> | undefined {
   return out;
 }
 
+/**
+ * Stop strings the gateway itself matches are bounded (Switchyard-only; OpenAI allows 4): the
+ * matcher's setup is quadratic in a string's length, and a client could otherwise make each
+ * request cost the event loop seconds.
+ */
+export const MAX_STOP_STRINGS = 32;
+export const MAX_STOP_LENGTH = 512;
+
+function stopStrings(o: JsonObject): string[] {
+  const stops = stringList(o, 'stop');
+  if (stops.length > MAX_STOP_STRINGS)
+    throw badParam(`'stop' has ${stops.length} strings, over the limit of ${MAX_STOP_STRINGS}`);
+  for (const s of stops) {
+    if (s.length > MAX_STOP_LENGTH)
+      throw badParam(
+        `a 'stop' string is ${s.length} characters, over the limit of ${MAX_STOP_LENGTH}`,
+      );
+  }
+  return stops;
+}
+
 /** Fields named the same in OpenAI bodies and SGLang's `sampling_params`. */
 function common(o: JsonObject, maxNewTokens: number | undefined, minNewTokens: number | undefined) {
   return {
@@ -116,7 +137,7 @@ function common(o: JsonObject, maxNewTokens: number | undefined, minNewTokens: n
     repetitionPenalty: num(o, 'repetition_penalty'),
     maxNewTokens,
     minNewTokens,
-    stop: stringList(o, 'stop'),
+    stop: stopStrings(o),
     stopTokenIds: tokenList(o, 'stop_token_ids'),
     ignoreEos: bool(o, 'ignore_eos') ?? false,
     noStopTrim: bool(o, 'no_stop_trim') ?? false,

@@ -13,13 +13,54 @@ interface StopString {
 
 const HELD: StopStep = Object.freeze({ kind: 'held' });
 
+/** What a config compiles to; shared by every sample decoded with the same config object. */
+interface CompiledStops {
+  readonly hiddenIds: ReadonlySet<number>;
+  readonly visibleIds: ReadonlySet<number>;
+  /** Hidden first, so a string listed both ways is trimmed. */
+  readonly stops: readonly StopString[];
+  /** Every proper prefix of every stop string, for the jail's longest held suffix. */
+  readonly prefixes: ReadonlySet<string>;
+  readonly maxPrefix: number;
+}
+
+/**
+ * Compiled once per config object, not once per sample: the prefix set costs time quadratic in
+ * a stop string's length, and a request with n samples decodes them all with one config.
+ */
+const compiled = new WeakMap<StopDecoderConfig, CompiledStops>();
+
+function compile(config: StopDecoderConfig): CompiledStops {
+  let c = compiled.get(config);
+  if (c !== undefined) return c;
+  // An empty stop string would match before any text; SMG's matcher never reports one.
+  const stops = [
+    ...config.hiddenStops.filter((s) => s !== '').map((text) => ({ text, hidden: true })),
+    ...config.visibleStops.filter((s) => s !== '').map((text) => ({ text, hidden: false })),
+  ];
+  const prefixes = new Set<string>();
+  for (const { text } of stops) {
+    for (let n = 1; n < text.length; n++) {
+      // Never a prefix ending between the halves of a surrogate pair.
+      if (!isHighSurrogate(text.charCodeAt(n - 1))) prefixes.add(text.slice(0, n));
+    }
+  }
+  c = {
+    hiddenIds: new Set(config.hiddenStopTokenIds),
+    visibleIds: new Set(config.visibleStopTokenIds),
+    stops,
+    prefixes,
+    maxPrefix: Math.max(0, ...stops.map((s) => s.text.length - 1)),
+  };
+  compiled.set(config, c);
+  return c;
+}
+
 export class SequenceStopDecoder implements StopDecoder {
   readonly #decoder: TextStepper;
   readonly #hiddenIds: ReadonlySet<number>;
   readonly #visibleIds: ReadonlySet<number>;
-  /** Hidden first, so a string listed both ways is trimmed. */
   readonly #stops: readonly StopString[];
-  /** Every proper prefix of every stop string, for the jail's longest held suffix. */
   readonly #prefixes: ReadonlySet<string>;
   readonly #maxPrefix: number;
   #jail = '';
@@ -28,22 +69,12 @@ export class SequenceStopDecoder implements StopDecoder {
   /** `text`: a stepper, or a decode function for the generic double decode. */
   constructor(config: StopDecoderConfig, text: TextStepper | DecodeIds) {
     this.#decoder = typeof text === 'function' ? new IncrementalDecoder(text) : text;
-    this.#hiddenIds = new Set(config.hiddenStopTokenIds);
-    this.#visibleIds = new Set(config.visibleStopTokenIds);
-    // An empty stop string would match before any text; SMG's matcher never reports one.
-    this.#stops = [
-      ...config.hiddenStops.filter((s) => s !== '').map((text) => ({ text, hidden: true })),
-      ...config.visibleStops.filter((s) => s !== '').map((text) => ({ text, hidden: false })),
-    ];
-    const prefixes = new Set<string>();
-    for (const { text } of this.#stops) {
-      for (let n = 1; n < text.length; n++) {
-        // Never a prefix ending between the halves of a surrogate pair.
-        if (!isHighSurrogate(text.charCodeAt(n - 1))) prefixes.add(text.slice(0, n));
-      }
-    }
-    this.#prefixes = prefixes;
-    this.#maxPrefix = Math.max(0, ...this.#stops.map((s) => s.text.length - 1));
+    const c = compile(config);
+    this.#hiddenIds = c.hiddenIds;
+    this.#visibleIds = c.visibleIds;
+    this.#stops = c.stops;
+    this.#prefixes = c.prefixes;
+    this.#maxPrefix = c.maxPrefix;
   }
 
   get stopped(): boolean {

@@ -60,6 +60,17 @@ void describe('gRPC request plan', () => {
     );
   });
 
+  void it('bounds the stop strings the gateway matches itself', () => {
+    assert.equal(
+      chatSampling({ stop: new Array<string>(32).fill('x'.repeat(512)) }).stop.length,
+      32,
+    );
+    refusedWith('invalid_request_parameters', () =>
+      chatSampling({ stop: new Array<string>(33).fill('x') }),
+    );
+    refusedWith('invalid_request_parameters', () => chatSampling({ stop: 'x'.repeat(513) }));
+  });
+
   void it('fills only the fields the client left out from the model defaults label', () => {
     const s = withModelDefaults(
       chatSampling({ temperature: 0.2 }),
