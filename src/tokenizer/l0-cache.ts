@@ -27,6 +27,13 @@ interface Entry {
  */
 const SAMPLE = 8;
 
+/**
+ * Texts longer than this are encoded every time, not kept: the cache is bounded by entries (as
+ * SMG's), and 10,000 long-context prompts would hold gigabytes. 64 Ki characters is a ~16k-token
+ * prompt, so the system prompts and conversations the cache is for still fit.
+ */
+export const L0_MAX_TEXT_LENGTH = 64 * 1024;
+
 export class L0Cache {
   // One map per add_special_tokens value, keyed by the text itself: no key string is built, and
   // V8 hashes a string once and keeps the hash on it.
@@ -60,6 +67,7 @@ export class L0Cache {
   /** Stores ids (frozen in place) and returns them; evicts one sampled entry when full. */
   set(text: string, addSpecialTokens: boolean, ids: readonly number[]): readonly number[] {
     const frozen = Object.isFrozen(ids) ? ids : Object.freeze(ids);
+    if (text.length > L0_MAX_TEXT_LENGTH) return frozen;
     const map = this.#map(addSpecialTokens);
     const existing = map.get(text);
     if (existing !== undefined) {

@@ -8,6 +8,8 @@
 import type { ChatTemplateInput } from './types.js';
 
 export const RENDER_CACHE_MAX_ENTRIES = 1024;
+/** Inputs whose JSON is longer are rendered every time, not kept (the L0 cache's bound too). */
+export const RENDER_CACHE_MAX_KEY_LENGTH = 64 * 1024;
 
 export class RenderCache {
   readonly #entries = new Map<string, string>();
@@ -28,6 +30,7 @@ export class RenderCache {
     }
     this.misses++;
     const text = render();
+    if (key.length > RENDER_CACHE_MAX_KEY_LENGTH) return text;
     if (this.#entries.size >= this.maxEntries) {
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);

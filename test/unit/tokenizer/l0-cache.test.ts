@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { seededRandom } from '@switchyard/kit';
-import { L0Cache } from '../../../src/tokenizer/l0-cache.js';
+import { L0_MAX_TEXT_LENGTH, L0Cache } from '../../../src/tokenizer/l0-cache.js';
 
 void describe('L0 cache', () => {
   it('returns the stored ids on a hit, per add_special_tokens value', () => {
@@ -17,6 +17,14 @@ void describe('L0 cache', () => {
     cache.set('hello', true, [0, 1, 2]);
     assert.deepEqual(cache.get('hello', true), [0, 1, 2]);
     assert.deepEqual(cache.stats, { hits: 3, misses: 2, entries: 2 });
+  });
+
+  it('encodes texts past its length bound every time instead of keeping them', () => {
+    const cache = new L0Cache({ maxEntries: 10 });
+    const long = 'x'.repeat(L0_MAX_TEXT_LENGTH + 1);
+    assert.deepEqual(cache.set(long, false, [1]), [1]);
+    assert.equal(cache.get(long, false), undefined);
+    assert.equal(cache.size, 0);
   });
 
   it('freezes what it stores so a caller cannot change a later hit', () => {

@@ -39,6 +39,12 @@ void describe('render cache', () => {
     );
   });
 
+  void it('does not keep inputs longer than its bound', () => {
+    const cache = new RenderCache(3);
+    cache.render(input('x'.repeat(70 * 1024)), () => 'long');
+    assert.equal(cache.size, 0);
+  });
+
   void it('does not cache a render that throws', () => {
     const cache = new RenderCache(3);
     assert.throws(() =>
