@@ -127,7 +127,14 @@ export class GrpcRouter {
     const sampling = withModelDefaults(plan.sampling, worker.labels.default_sampling_params_json);
     const input = this.#input(ctx, plan, prepared, worker, sampling);
     const load = worker.acquireLoad();
-    const call = client.generate(input);
+    let call: GenerateCall;
+    try {
+      call = client.generate(input);
+    } catch (err) {
+      // Building or serializing the engine request failed before any call existed.
+      load.release();
+      throw err;
+    }
     try {
       await startedInTime(call, ctx.signal, this.deps.clock, this.deps.requestTimeoutMs);
     } catch (err) {

@@ -8,6 +8,7 @@
 import type { Constraint, SamplingInput } from '../engine/types.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { JsonObject } from '../util/json.js';
+import { I32_MAX, I32_MIN, U32_MAX } from '../util/rust-int-limits.js';
 
 export function badParam(message: string): GatewayError {
   return new GatewayError('invalid_request_parameters', message);
@@ -27,6 +28,14 @@ function int(o: JsonObject, field: string, min = 0): number | undefined {
   return v;
 }
 
+/** An integer field the engine reads as int32: out of range it would be wrapped on the wire. */
+function intIn(o: JsonObject, field: string, min: number, max: number): number | undefined {
+  const v = num(o, field);
+  if (v !== undefined && (!Number.isInteger(v) || v < min || v > max))
+    throw badParam(`'${field}' must be an integer from ${min} to ${max}`);
+  return v;
+}
+
 function bool(o: JsonObject, field: string): boolean | undefined {
   const v = o[field];
   if (v === undefined || v === null) return undefined;
@@ -42,10 +51,14 @@ function stringList(o: JsonObject, field: string): string[] {
   throw badParam(`'${field}' must be a string or a list of strings`);
 }
 
+/** Token ids go to the engine as uint32: a larger one would be silently wrapped on the wire. */
 function tokenList(o: JsonObject, field: string): number[] {
   const v = o[field];
   if (v === undefined || v === null) return [];
-  if (Array.isArray(v) && v.every((t) => typeof t === 'number' && Number.isInteger(t) && t >= 0))
+  if (
+    Array.isArray(v) &&
+    v.every((t) => typeof t === 'number' && Number.isInteger(t) && t >= 0 && t <= U32_MAX)
+  )
     return v as number[];
   throw badParam(`'${field}' must be a list of token ids`);
 }
@@ -130,7 +143,7 @@ function common(o: JsonObject, maxNewTokens: number | undefined, minNewTokens: n
   return {
     temperature: num(o, 'temperature'),
     topP: num(o, 'top_p'),
-    topK: num(o, 'top_k'),
+    topK: intIn(o, 'top_k', I32_MIN, I32_MAX),
     minP: num(o, 'min_p'),
     frequencyPenalty: num(o, 'frequency_penalty'),
     presencePenalty: num(o, 'presence_penalty'),

@@ -60,6 +60,14 @@ void describe('gRPC request plan', () => {
     );
   });
 
+  void it('refuses token ids and top_k that the wire would silently wrap', () => {
+    refusedWith('invalid_request_parameters', () => chatSampling({ stop_token_ids: [2 ** 32] }));
+    refusedWith('invalid_request_parameters', () => chatSampling({ top_k: 2 ** 31 }));
+    assert.deepEqual(chatSampling({ stop_token_ids: [2 ** 32 - 1], top_k: -1 }).stopTokenIds, [
+      2 ** 32 - 1,
+    ]);
+  });
+
   void it('bounds the stop strings the gateway matches itself', () => {
     assert.equal(
       chatSampling({ stop: new Array<string>(32).fill('x'.repeat(512)) }).stop.length,
