@@ -54,8 +54,11 @@ export interface GenerateInput {
   originalText: string;
   stream: boolean;
   sampling: SamplingInput;
-  /** Output logprobs: `topLogprobs` alternatives per token (0 = the chosen token only). */
-  logprobs?: { topLogprobs: number } | undefined;
+  /**
+   * Output logprobs: `topLogprobs` alternatives per token (0 = the chosen token only); undefined
+   * when the client named no count, so each runtime applies SMG's default (vLLM 1, others 0).
+   */
+  logprobs?: { topLogprobs?: number | undefined } | undefined;
   dataParallelRank?: number | undefined;
   /** PD bootstrap rendezvous (SGLang room < 2^31, TokenSpeed room < 2^63). */
   bootstrap?: { host: string; port: number; room: bigint } | undefined;

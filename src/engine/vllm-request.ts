@@ -102,7 +102,8 @@ export function buildVllmRequest(input: GenerateInput): VllmGenerateRequest {
   };
   if (s.temperature !== undefined) sampling.temperature = s.temperature;
   if (s.maxNewTokens !== undefined) sampling.max_tokens = s.maxNewTokens;
-  if (input.logprobs !== undefined) sampling.logprobs = input.logprobs.topLogprobs;
+  // SMG: min(top_logprobs ?? 1, 20) for chat; the pipeline has already capped a given count.
+  if (input.logprobs !== undefined) sampling.logprobs = input.logprobs.topLogprobs ?? 1;
   if (s.seed !== undefined) sampling.seed = clampInt32(s.seed);
   const bias = vllmLogitBias(s.logitBias);
   if (bias !== undefined) sampling.logit_bias = bias;

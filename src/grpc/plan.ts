@@ -22,7 +22,7 @@ export interface GrpcPlan {
   includeUsage: boolean;
   sampling: SamplingInput;
   /** Output logprobs with this many alternatives per token. */
-  logprobs: { topLogprobs: number } | undefined;
+  logprobs: { topLogprobs?: number | undefined } | undefined;
   /** Completions: put the prompt text in front of the output. */
   echo: boolean;
   prompt: PromptInput;
@@ -78,9 +78,10 @@ function singlePrompt(value: unknown, field: string): PromptInput {
   );
 }
 
-function topLogprobs(body: JsonObject, field: string): number {
+/** The count the client named, capped at 20 (OpenAI's maximum); undefined when it named none. */
+function topLogprobs(body: JsonObject, field: string): number | undefined {
   const v = body[field];
-  return typeof v === 'number' && Number.isInteger(v) && v > 0 ? Math.min(v, 20) : 0;
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? Math.min(v, 20) : undefined;
 }
 
 export function planFor(ctx: RequestContext): GrpcPlan {

@@ -148,6 +148,14 @@ test('logprobs: SGLang/TokenSpeed return_logprob + top_logprobs_num, vLLM logpro
   assert.equal(ts.top_logprobs_num, 3);
   assert.equal(buildVllmRequest(input({}, lp)).sampling_params.logprobs, 3);
   assert.equal(buildVllmRequest(input()).sampling_params.logprobs, undefined);
+  // No count named: vLLM gets SMG's 1, the schedulers 0 alternatives.
+  const unnamed = { logprobs: {} };
+  assert.equal(buildVllmRequest(input({}, unnamed)).sampling_params.logprobs, 1);
+  assert.equal(buildSglangRequest(input({}, unnamed)).top_logprobs_num, 0);
+  assert.equal(
+    buildVllmRequest(input({}, { logprobs: { topLogprobs: 0 } })).sampling_params.logprobs,
+    0,
+  );
 });
 
 test('constraints take each runtime member name', () => {

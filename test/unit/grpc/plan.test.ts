@@ -120,6 +120,8 @@ void describe('gRPC request plan', () => {
     assert.equal(chat.stream, true);
     assert.equal(chat.includeUsage, true);
     assert.deepEqual(chat.logprobs, { topLogprobs: 3 });
+    const unnamed = planFor(ctxOf('chat', { messages: [], logprobs: true }));
+    assert.deepEqual(unnamed.logprobs, { topLogprobs: undefined });
     const completion = planFor(ctxOf('completion', { prompt: 'once', echo: true, logprobs: 9 }));
     assert.deepEqual(completion.prompt, { kind: 'text', text: 'once' });
     assert.equal(completion.echo, true);
