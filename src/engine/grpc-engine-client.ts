@@ -118,7 +118,7 @@ export class GrpcEngineClient implements EngineClient {
   }
 
   /** The whole stream, handshake included, runs under `timeoutMs`. */
-  getTokenizer(timeoutMs: number): Promise<TokenizerBundle> {
+  getTokenizer(timeoutMs: number, signal?: AbortSignal): Promise<TokenizerBundle> {
     const stream = this.#streamMethod('GetTokenizer').call(
       this.#stub,
       {},
@@ -126,7 +126,13 @@ export class GrpcEngineClient implements EngineClient {
         deadline: Date.now() + timeoutMs,
       },
     );
-    return collectTokenizerBundle(stream);
+    // A cancelled stream fails with CANCELLED, which the collection reports as its error.
+    const cancel = () => stream.cancel();
+    if (signal?.aborted) cancel();
+    signal?.addEventListener('abort', cancel, { once: true });
+    return collectTokenizerBundle(stream).finally(() =>
+      signal?.removeEventListener('abort', cancel),
+    );
   }
 
   /**

@@ -189,6 +189,7 @@ export interface EngineClient {
   /** The raw GetServerInfoResponse fields, Structs turned into plain objects. */
   getServerInfo(timeoutMs: number): Promise<Record<string, unknown>>;
   getLoads(timeoutMs: number): Promise<EngineLoad[]>;
-  getTokenizer(timeoutMs: number): Promise<TokenizerBundle>;
+  /** `signal` cancels the stream (shutdown, or the registry giving up on the load). */
+  getTokenizer(timeoutMs: number, signal?: AbortSignal): Promise<TokenizerBundle>;
   close(): void;
 }

@@ -112,7 +112,7 @@ export class TokenizerJob {
     const source = this.sourceFor(worker);
     try {
       // The registry logs the registration once; every worker of the model joins the same entry.
-      await tokenizers.register(modelId, () => this.#load(modelId, source, worker));
+      await tokenizers.register(modelId, (signal) => this.#load(modelId, source, worker, signal));
     } catch (err) {
       logger.error(
         { model: modelId, worker: worker.url, err: (err as Error).message },
@@ -121,10 +121,12 @@ export class TokenizerJob {
     }
   }
 
+  /** `signal`: the registry's, fired at its 5 min cap or at shutdown; it cancels GetTokenizer. */
   async #load(
     modelId: string,
     source: string | undefined,
     worker: Worker,
+    signal: AbortSignal,
   ): Promise<ModelTokenizer> {
     const opts: TokenizerLoadOptions = {
       modelId,
@@ -149,7 +151,7 @@ export class TokenizerJob {
         failures.push(`${source} is not a local directory (no hub download)`);
       }
     }
-    return this.#fromWorkers(modelId, opts, failures, worker);
+    return this.#fromWorkers(modelId, opts, failures, worker, signal);
   }
 
   /** GetTokenizer from each healthy gRPC worker of the model in turn (one call per engine). */
@@ -158,6 +160,7 @@ export class TokenizerJob {
     opts: TokenizerLoadOptions,
     failures: string[],
     trigger: Worker,
+    signal: AbortSignal,
   ): Promise<ModelTokenizer> {
     const urls = new Map<string, Worker>();
     for (const w of this.deps.registry.all()) {
@@ -166,8 +169,11 @@ export class TokenizerJob {
     }
     if (urls.size === 0) failures.push(`no healthy gRPC worker of the model (${trigger.url} left)`);
     for (const [url, w] of urls) {
+      if (signal.aborted) break;
       try {
-        const bundle = await this.deps.clients.get(w).getTokenizer(GET_TOKENIZER_TIMEOUT_MS);
+        const bundle = await this.deps.clients
+          .get(w)
+          .getTokenizer(GET_TOKENIZER_TIMEOUT_MS, signal);
         return await this.deps.loaders.loadBundle(bundle, { ...opts, origin: `worker:${url}` });
       } catch (err) {
         if (err instanceof EngineCallError && err.code === GRPC_UNIMPLEMENTED) {

@@ -15,7 +15,10 @@ export interface TokenizerRegistryLike {
    * Loads `modelId` once: a second call for a model being loaded or loaded joins that entry.
    * Retries the loader itself (3 attempts, 2 s apart) and rejects with its last error.
    */
-  register(modelId: string, load: () => Promise<ModelTokenizer>): Promise<ModelTokenizer>;
+  register(
+    modelId: string,
+    load: (signal: AbortSignal) => Promise<ModelTokenizer>,
+  ): Promise<ModelTokenizer>;
   /** Called with the model id whenever an entry is added, replaced or removed. */
   onChange(listener: (modelId: string) => void): () => void;
   /** Stops loads still retrying (shutdown). */

@@ -175,13 +175,18 @@ export class FakeTokenizerRegistry implements TokenizerRegistryLike {
   has(modelId: string): boolean {
     return this.#loaded.has(modelId);
   }
-  register(modelId: string, load: () => Promise<ModelTokenizer>): Promise<ModelTokenizer> {
+  readonly #closing = new AbortController();
+
+  register(
+    modelId: string,
+    load: (signal: AbortSignal) => Promise<ModelTokenizer>,
+  ): Promise<ModelTokenizer> {
     this.registerCalls += 1;
     const done = this.#loaded.get(modelId);
     if (done) return Promise.resolve(done);
     let pending = this.#loading.get(modelId);
     if (!pending) {
-      pending = load().then(
+      pending = load(this.#closing.signal).then(
         (tok) => {
           this.#loading.delete(modelId);
           this.#loaded.set(modelId, tok);

@@ -196,3 +196,21 @@ test('a bundle over the size limit is refused and the stream cancelled', async (
   await assert.rejects(collectTokenizerBundle(stream, 3000), /exceeds 3000 bytes/);
   await waitFor(() => cancelled, 'the server to see the stream cancelled');
 });
+
+test('getTokenizer stops at its signal: the stream is cancelled and the promise rejects', async () => {
+  let received = false;
+  let cancelled = false;
+  const c = await client('sglang', {
+    // Never sends: a tokenizer fetch that would otherwise hold its 120 s deadline.
+    GetTokenizer: (call: grpc.ServerWritableStream<unknown, unknown>) => {
+      received = true;
+      call.on('cancelled', () => (cancelled = true));
+    },
+  });
+  const controller = new AbortController();
+  const pending = c.getTokenizer(60_000, controller.signal);
+  await waitFor(() => received, 'the server to get the call');
+  controller.abort();
+  await assert.rejects(pending);
+  await waitFor(() => cancelled, 'the server to see the stream cancelled');
+});
