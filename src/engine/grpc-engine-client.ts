@@ -39,6 +39,8 @@ const STRUCT_FIELDS = ['server_args', 'scheduler_info'];
 export interface EngineClientDeps {
   clock: Clock;
   logger: Logger;
+  /** Channel options over SMG's profile (the guarded resolver's lookup). */
+  channelOptions?: grpc.ChannelOptions | undefined;
 }
 
 export class GrpcEngineClient implements EngineClient {
@@ -57,7 +59,7 @@ export class GrpcEngineClient implements EngineClient {
     deps: EngineClientDeps,
   ) {
     const Stub = engineService(runtime);
-    this.#stub = new Stub(target, credentials, CHANNEL_OPTIONS);
+    this.#stub = new Stub(target, credentials, { ...CHANNEL_OPTIONS, ...deps.channelOptions });
     this.#profile = RUNTIME_PROFILES[runtime];
     this.#deps = deps;
   }

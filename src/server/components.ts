@@ -28,7 +28,7 @@ import { circuitFactoryFromConfig } from '../workers/circuit-factory.js';
 import { connectGuardFromConfig, guardedWorkerAgent } from '../workers/connect-guard.js';
 import { EngineClients } from '../workers/engine-clients.js';
 import type { GrpcConnector } from '../workers/grpc-connector.js';
-import { connectEngine, detectEngineRuntime } from '../engine/connect.js';
+import { connectEngine, detectEngineRuntime, type GuardLookup } from '../engine/connect.js';
 import { loadTokenizerBundle } from '../tokenizer/bundle.js';
 import { loadTokenizerDir, type TokenizerLoadOptions } from '../tokenizer/load-dir.js';
 import { TokenizerRegistry } from '../tokenizer/registry.js';
@@ -62,11 +62,14 @@ export interface ComponentOptions {
   tokenizers?: { tokenizers: TokenizerRegistryLike; loaders: TokenizerLoaders };
 }
 
-/** The engine clients of src/engine: one channel per engine, runtime detection by HealthCheck. */
-function engineConnector(clock: Clock, logger: Logger): GrpcConnector {
+/**
+ * The engine clients of src/engine: one channel per engine, runtime detection by HealthCheck.
+ * Worker names resolve through the connect-time guard, as HTTP connections do.
+ */
+function engineConnector(clock: Clock, logger: Logger, lookup: GuardLookup): GrpcConnector {
   return {
-    connect: (url, runtime) => connectEngine(url, runtime, { clock, logger }),
-    detect: detectEngineRuntime,
+    connect: (url, runtime) => connectEngine(url, runtime, { clock, logger, lookup }),
+    detect: (url, hint, timeoutMs) => detectEngineRuntime(url, hint, timeoutMs, lookup),
   };
 }
 
@@ -154,7 +157,9 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
   const decodeAdmission = decodeAdmissionFromConfig(config, { clock, hooks: hooks.decode });
   decodeAdmission?.attach(registry);
   const targets = targetGuardFromConfig(config, { lookup: opts.lookup });
-  const engineClients = new EngineClients(opts.grpc ?? engineConnector(clock, logger));
+  const engineClients = new EngineClients(
+    opts.grpc ?? engineConnector(clock, logger, connectGuard.lookup),
+  );
   engineClients.attach(registry);
   const { tokenizers, loaders } = opts.tokenizers ?? tokenizerModule(clock, logger);
   const router = routerFromConfig(config, {
