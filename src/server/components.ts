@@ -30,15 +30,11 @@ import { EngineClients } from '../workers/engine-clients.js';
 import type { GrpcConnector } from '../workers/grpc-connector.js';
 import { connectEngine, detectEngineRuntime, type GuardLookup } from '../engine/connect.js';
 import { loadTokenizerBundle } from '../tokenizer/bundle.js';
-import { loadTokenizerDir, type TokenizerLoadOptions } from '../tokenizer/load-dir.js';
+import { loadTokenizerDir } from '../tokenizer/load-dir.js';
 import { TokenizerRegistry } from '../tokenizer/registry.js';
 import { healthCheckerFromConfig, type HealthChecker } from '../workers/health.js';
 import { tokenizerJobFromConfig } from '../workers/tokenizer-job.js';
-import type {
-  TokenizerLoadOptions as WorkerTokenizerOptions,
-  TokenizerLoaders,
-  TokenizerRegistryLike,
-} from '../workers/tokenizer-source.js';
+import type { TokenizerLoaders, TokenizerRegistryLike } from '../workers/tokenizer-source.js';
 import { loadMonitorFromConfig, type LoadMonitor } from '../workers/load-monitor.js';
 import { WorkerRegistry } from '../workers/registry.js';
 import { workerServiceFromConfig, type WorkerService } from '../workers/service.js';
@@ -81,20 +77,9 @@ function tokenizerModule(
   return {
     tokenizers: new TokenizerRegistry({ clock, logger }),
     loaders: {
-      loadDir: (dir, opts) => loadTokenizerDir(dir, definedOptions(opts)),
-      loadBundle: (bundle, opts) =>
-        loadTokenizerBundle(bundle, { ...definedOptions(opts), origin: opts.origin }),
+      loadDir: loadTokenizerDir,
+      loadBundle: loadTokenizerBundle,
     },
-  };
-}
-
-/** The loaders' options without keys set to undefined (the tokenizer module omits them). */
-function definedOptions(opts: WorkerTokenizerOptions): TokenizerLoadOptions {
-  return {
-    modelId: opts.modelId,
-    l0: opts.l0,
-    ...(opts.source === undefined ? {} : { source: opts.source }),
-    ...(opts.chatTemplatePath === undefined ? {} : { chatTemplatePath: opts.chatTemplatePath }),
   };
 }
 

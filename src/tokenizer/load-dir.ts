@@ -17,9 +17,9 @@ import type { ModelTokenizer } from './types.js';
 export interface TokenizerLoadOptions {
   modelId: string;
   /** Reported as the tokenizer's source; the directory itself when not given. */
-  source?: string;
+  source?: string | undefined;
   /** `--chat-template` or the model card's template: a .jinja file or a .json holding one. */
-  chatTemplatePath?: string;
+  chatTemplatePath?: string | undefined;
   l0: { enabled: boolean; maxEntries: number };
 }
 

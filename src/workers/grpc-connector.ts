@@ -3,6 +3,7 @@
  * layer dials, detects and closes through this interface, and the composition root fills it
  * with the real `connectEngine` / `detectEngineRuntime`. Tests fill it with in-process fakes.
  */
+import { ENGINE_RUNTIMES } from '@switchyard/protos';
 import type { EngineClient, EngineRuntime } from '../engine/types.js';
 
 export interface GrpcConnector {
@@ -21,11 +22,9 @@ export interface GrpcConnector {
   ): Promise<EngineRuntime | undefined>;
 }
 
-const ENGINE_RUNTIMES: readonly string[] = ['sglang', 'vllm', 'tokenspeed'];
-
 /** Whether a worker runtime has a gRPC engine client. */
 export function isEngineRuntime(runtime: string | undefined): runtime is EngineRuntime {
-  return runtime !== undefined && ENGINE_RUNTIMES.includes(runtime);
+  return runtime !== undefined && (ENGINE_RUNTIMES as readonly string[]).includes(runtime);
 }
 
 /** A connector for a gateway built without engine clients: every gRPC registration fails. */

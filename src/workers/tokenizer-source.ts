@@ -5,6 +5,7 @@
  * `loadTokenizerDir` and `loadTokenizerBundle`; tests fill them with fakes.
  */
 import type { TokenizerBundle } from '../engine/types.js';
+import type { TokenizerLoadOptions } from '../tokenizer/load-dir.js';
 import type { ModelTokenizer } from '../tokenizer/types.js';
 
 /** The subset of `TokenizerRegistry` the registration job and readiness use. */
@@ -25,14 +26,7 @@ export interface TokenizerRegistryLike {
   close?(): void;
 }
 
-export interface TokenizerLoadOptions {
-  modelId: string;
-  /** Where it came from, for `ModelTokenizer.source`. */
-  source?: string | undefined;
-  /** `--chat-template`, used instead of the template found with the tokenizer. */
-  chatTemplatePath?: string | undefined;
-  l0: { enabled: boolean; maxEntries: number };
-}
+export type { TokenizerLoadOptions };
 
 export interface TokenizerLoaders {
   /** `loadTokenizerDir`: `tokenizer.json` + `tokenizer_config.json` (and friends) in `dir`. */
