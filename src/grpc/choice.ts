@@ -20,7 +20,6 @@ export class ChoiceState {
   finishReason: string | undefined;
   matchedStop: string | number | undefined;
   stoppedLocally = false;
-  completed = false;
   /** The role chunk (chat) or echo (completions) has gone out for this index. */
   opened = false;
   promptTokens = 0;
@@ -61,7 +60,6 @@ export class ChoiceState {
       this.finishReason = complete.finishReason;
       this.matchedStop = complete.matchedStop;
     }
-    this.completed = true;
     return text;
   }
 

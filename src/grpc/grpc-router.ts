@@ -52,8 +52,8 @@ export interface GrpcRouterDeps {
   /** `--request-timeout-secs`: how long an engine may take to start a stream. */
   requestTimeoutMs: number;
   overloadRetryAfterSecs: number;
-  /** The engine client of a registered gRPC worker. */
-  engines: { get(worker: Worker): EngineClient | undefined };
+  /** The engine client of a registered gRPC worker (workers/engine-clients.ts). */
+  engines: { get(worker: Worker): EngineClient };
   /** The tokenizer registered for a model id. */
   tokenizers: { get(modelId: string): ModelTokenizer | undefined };
 }
@@ -118,8 +118,6 @@ export class GrpcRouter {
     const worker = selectRegularWorker(this.deps, ctx, 'grpc');
     const prepared = this.#prepare(ctx, plan, worker, cache);
     const client = this.deps.engines.get(worker);
-    if (client === undefined)
-      throw new GatewayError('no_available_workers', `Worker ${worker.url} has no engine client`);
     // The request's sampling with the model's defaults: what the stop decoders enforce. The
     // engine request may differ (SGLang gets single-token stops as ids), but the client's stop
     // strings stay strings here, so `matched_stop` names what the client asked for (SMG builds
