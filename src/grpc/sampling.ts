@@ -189,19 +189,35 @@ export function generateSampling(body: JsonObject): SamplingInput {
  * The worker's `default_sampling_params_json` label (from GetModelInfo) fills only what the
  * client left out, as SMG's `apply_sampling_defaults_to_generate_request` does.
  */
+/**
+ * Parsed defaults by label text: the label is the same on every request to a worker, so it is
+ * parsed once, not per request. Few distinct labels exist (one per model version).
+ */
+const defaultsCache = new Map<string, Readonly<Record<string, unknown>> | undefined>();
+const DEFAULTS_CACHE_MAX = 64;
+
+function parsedDefaults(json: string): Readonly<Record<string, unknown>> | undefined {
+  if (defaultsCache.has(json)) return defaultsCache.get(json);
+  let parsed: Readonly<Record<string, unknown>> | undefined;
+  try {
+    const d: unknown = JSON.parse(json);
+    if (typeof d === 'object' && d !== null && !Array.isArray(d))
+      parsed = d as Record<string, unknown>;
+  } catch {
+    parsed = undefined;
+  }
+  if (defaultsCache.size >= DEFAULTS_CACHE_MAX) defaultsCache.clear();
+  defaultsCache.set(json, parsed);
+  return parsed;
+}
+
 export function withModelDefaults(
   sampling: SamplingInput,
   defaultsJson: string | undefined,
 ): SamplingInput {
   if (defaultsJson === undefined || defaultsJson === '') return sampling;
-  let d: unknown;
-  try {
-    d = JSON.parse(defaultsJson);
-  } catch {
-    return sampling;
-  }
-  if (typeof d !== 'object' || d === null || Array.isArray(d)) return sampling;
-  const o = d as Record<string, unknown>;
+  const o = parsedDefaults(defaultsJson);
+  if (o === undefined) return sampling;
   const pick = (v: number | undefined, key: string): number | undefined =>
     v !== undefined ? v : typeof o[key] === 'number' ? o[key] : undefined;
   return {
