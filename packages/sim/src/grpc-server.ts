@@ -281,8 +281,11 @@ class SimGrpcWorker implements SimWorker {
         call.emit('error', { code: grpc.status.INTERNAL, details: (err as Error).message }),
       );
     };
-    if (f.delayMs > 0) this.clock.setTimer(f.delayMs, start);
-    else start();
+    if (f.delayMs > 0) {
+      // A client that gives up (or a closing gateway) ends the wait: no timer outlives it.
+      const timer = this.clock.setTimer(f.delayMs, start, { keepAlive: false });
+      call.on('cancelled', () => this.clock.clearTimer(timer));
+    } else start();
   };
 }
 
