@@ -22,6 +22,8 @@ export class ConnectionSplitRouter implements Router {
     private readonly http: Router,
     private readonly grpc: { route(ctx: RequestContext): Promise<Answer> },
     private readonly random: Random,
+    /** Whether a model's tokenizer is loaded: until it is, its gRPC workers cannot answer. */
+    private readonly hasTokenizer: (model: string) => boolean = () => true,
   ) {
     const count = (w: Worker, d: number) => {
       if (connectionModeOf(w) === 'grpc') this.#grpcWorkers += d;
@@ -46,6 +48,9 @@ export class ConnectionSplitRouter implements Router {
     }
     if (http === 0) return grpc > 0 ? this.grpc.route(ctx) : this.#byRegistered(ctx);
     if (grpc === 0) return this.http.route(ctx);
+    // A model moving to gRPC keeps its HTTP workers until its tokenizer has loaded, instead of
+    // answering a share of its requests with 503 tokenizer_not_found meanwhile.
+    if (ctx.model !== 'unknown' && !this.hasTokenizer(ctx.model)) return this.http.route(ctx);
     return this.random.next() * (grpc + http) < grpc ? this.grpc.route(ctx) : this.http.route(ctx);
   }
 

@@ -82,6 +82,7 @@ export function routerFromConfig(config: GatewayConfig, deps: RouterDeps): Route
         tokenizers: deps.tokenizers,
       }),
       random,
+      (model) => deps.tokenizers.get(model) !== undefined,
     );
   if (!config.enableIgw) {
     return config.pdDisaggregation ? makePd() : makeRegular();

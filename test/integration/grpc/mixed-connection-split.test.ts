@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { seededRandom } from '@switchyard/kit';
 import { startSimGrpcWorker, startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../../src/server/gateway.js';
-import { assertAllReleased, startTestGateway } from '../../helpers/gateway.js';
+import { assertAllReleased, startTestGateway, waitFor } from '../../helpers/gateway.js';
 import { waitForReadiness } from '../../helpers/grpc.js';
 
 let http: SimWorker;
@@ -20,6 +20,12 @@ before(async () => {
     random: seededRandom(7),
   });
   await waitForReadiness(gateway);
+  await waitFor(
+    () =>
+      gateway.internals.tokenizers.has('sim-model') &&
+      gateway.internals.registry.all().every((w) => w.isAvailable()),
+    'both workers ready and the tokenizer loaded',
+  );
 });
 
 after(async () => {
@@ -62,4 +68,37 @@ test('with the gRPC worker unavailable, every request goes to the HTTP worker', 
   for (let i = 0; i < 10; i++) assert.equal(await routedTo(), http.url);
   gateway.internals.registry.setStatus(worker, 'ready');
   await assertAllReleased(gateway);
+});
+
+test('while the gRPC workers tokenizer loads, the model stays on its HTTP workers', async () => {
+  const slow = await startSimGrpcWorker({
+    runtime: 'sglang',
+    model: 'moving',
+    tokenizerPathLabel: '/not/on/this/host',
+    faults: { tokenizerDelayMs: 60_000 },
+  });
+  const old = await startSimWorker({ runtime: 'sglang', model: 'moving', ttftMs: 1, itlMs: 1 });
+  const gw = await startTestGateway(['--worker-urls', old.url, slow.url]);
+  try {
+    await waitFor(
+      () => gw.internals.registry.all().filter((w) => w.isAvailable()).length === 2,
+      'both workers ready',
+    );
+    assert.equal(gw.internals.tokenizers.has('moving'), false);
+    for (let i = 0; i < 10; i++) {
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'moving', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('x-smg-routed-worker-id'), old.url);
+      await res.arrayBuffer();
+    }
+    await assertAllReleased(gw);
+  } finally {
+    await gw.close();
+    await slow.close();
+    await old.close();
+  }
 });
