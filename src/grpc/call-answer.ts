@@ -1,0 +1,160 @@
+/**
+ * The client's answer from a started `Generate` call: collected into one JSON body, or streamed
+ * as SSE with the client's backpressure. Shared by the regular gRPC router and the gRPC PD
+ * router (whose decode call is the one answering). The given leases ride on the answer and are
+ * released when it ends, or at once when collecting fails. A call that does not end cleanly
+ * (client gone, stream error, answer discarded) is disposed, which sends the engine `Abort`.
+ */
+import type { GenerateCall, SamplingInput } from '../engine/types.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { Logger } from '../observability/logger.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
+import { bufferAnswer, type Answer, type AnswerEnd, type AnswerLease } from '../routing/answer.js';
+import type { RequestContext } from '../routing/request-context.js';
+import { outcomeForStatus } from '../workers/circuit-breaker.js';
+import type { Worker } from '../workers/worker.js';
+import { ChoiceState } from './choice.js';
+import { collect } from './collect.js';
+import { streamFailure } from './engine-errors.js';
+import type { ResponseMeta } from './formats.js';
+import type { GrpcPlan } from './plan.js';
+import { stopConfig, type PreparedPrompt } from './prepare.js';
+import { GenerateStreamBody, type StreamOutcome } from './stream-body.js';
+
+const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+} as const;
+
+export interface CallAnswerDeps {
+  metrics: GatewayMetrics;
+  logger: Logger;
+}
+
+export interface CallAnswerInput {
+  ctx: RequestContext;
+  plan: GrpcPlan;
+  prepared: PreparedPrompt;
+  /** The client's sampling with the model's defaults: what the stop decoders enforce. */
+  sampling: SamplingInput;
+  /** The worker whose call answers; its breaker hears how the answer ended. */
+  worker: Worker;
+  call: GenerateCall;
+  meta: ResponseMeta;
+  /** Extra response headers (the PD prefill worker's id). */
+  headers?: Record<string, string> | undefined;
+  /** Held until the answer ends; released here when collecting fails. */
+  leases: AnswerLease[];
+  onFirstByte?: (() => void) | undefined;
+}
+
+export async function answerFromCall(deps: CallAnswerDeps, i: CallAnswerInput): Promise<Answer> {
+  const { ctx, plan, prepared, worker, call } = i;
+  // One config object for every sample: the decoders compile it once.
+  const stops = stopConfig(i.sampling, prepared.tokenizer);
+  const newChoice = (index: number) =>
+    new ChoiceState(index, prepared.tokenizer.stopDecoder(stops), plan.logprobs !== undefined);
+  const headers = {
+    'x-request-id': ctx.requestId,
+    'x-smg-routed-worker-id': worker.key,
+    ...i.headers,
+  };
+  if (!plan.stream) return collectAnswer(i, newChoice, headers);
+  let outcome: { end: StreamOutcome; error?: unknown } | undefined;
+  const body = new GenerateStreamBody({
+    call,
+    plan,
+    meta: i.meta,
+    choice: newChoice,
+    echoText: prepared.text,
+    startTime: ctx.startTime,
+    onEnd: (end, error) => {
+      outcome = { end, error };
+    },
+  });
+  return {
+    status: 200,
+    headers: { ...SSE_HEADERS, ...headers },
+    body,
+    eventStream: true,
+    routedTo: worker,
+    leases: [...i.leases, streamLease(deps, ctx, worker, call, () => outcome)],
+    midStreamError: (cause) => streamFailure(cause, worker.url),
+    onFirstByte: i.onFirstByte,
+  };
+}
+
+async function collectAnswer(
+  i: CallAnswerInput,
+  newChoice: (index: number) => ChoiceState,
+  headers: Record<string, string>,
+): Promise<Answer> {
+  const { ctx, plan, prepared, worker, call } = i;
+  const onGone = () => call.dispose();
+  ctx.signal.addEventListener('abort', onGone, { once: true });
+  try {
+    const body = await collect(call, plan, i.meta, newChoice, prepared, ctx.startTime);
+    // The client left while the samples were collected: nobody to answer, and the engine
+    // did nothing wrong (its call was disposed, so what was collected may be partial).
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    call.markCompleted();
+    worker.circuit.record('success');
+    return bufferAnswer(200, { ...JSON_HEADERS, ...headers }, Buffer.from(JSON.stringify(body)), {
+      routedTo: worker,
+      leases: i.leases,
+      midStreamError: (cause) => streamFailure(cause, worker.url),
+    });
+  } catch (err) {
+    call.dispose();
+    const end: AnswerEnd = ctx.signal.aborted ? 'client_closed' : 'upstream_failed';
+    for (const l of i.leases.splice(0)) l.release(end, err);
+    // A client that leaves ends the collection early (the call is disposed): not the
+    // worker's failure, so its breaker hears nothing.
+    if (ctx.signal.aborted) throw err;
+    if (err instanceof GatewayError) {
+      if (err.retryable) worker.circuit.record('failure');
+      throw err;
+    }
+    const error = streamFailure(err, worker.url);
+    worker.circuit.record(outcomeForStatus(error.status));
+    throw error;
+  } finally {
+    ctx.signal.removeEventListener('abort', onGone);
+  }
+}
+
+/**
+ * Ends the call with its answer: a stream the body finished is already marked completed; any
+ * other end (client gone, a failed or discarded answer) disposes it, which sends `Abort`. The
+ * breaker hears a mid-stream failure as a failure (SMG records only the start, and keeps
+ * routing to a worker whose streams die).
+ */
+function streamLease(
+  deps: CallAnswerDeps,
+  ctx: RequestContext,
+  worker: Worker,
+  call: GenerateCall,
+  outcome: () => { end: StreamOutcome; error?: unknown } | undefined,
+): AnswerLease {
+  return {
+    release: (end) => {
+      const o = outcome();
+      if (end !== 'complete' || o?.end !== 'complete') call.dispose();
+      if (o?.end === 'failed') {
+        worker.circuit.record('failure');
+        deps.metrics.workerErrors.inc({
+          worker_type: worker.type,
+          connection_mode: 'grpc',
+          error_type: 'stream',
+        });
+        deps.logger.warn(
+          { worker: worker.url, requestId: ctx.requestId, err: String(o.error) },
+          'gRPC worker failed mid-stream',
+        );
+      } else if (end === 'complete' && o?.end === 'complete') {
+        worker.circuit.record('success');
+      }
+    },
+  };
+}
