@@ -116,6 +116,12 @@ export class GrpcGenerateCall implements GenerateCall {
     this.#abortNow();
   }
 
+  disposeNow(): void {
+    this.#deferred = false;
+    if (this.#abortPending) this.#abortNow();
+    else this.dispose();
+  }
+
   [Symbol.dispose](): void {
     this.dispose();
   }

@@ -149,6 +149,12 @@ export interface GenerateCall extends AsyncIterable<EngineOutput> {
   markCompleted(): void;
   deferAbortUntilFirstItem(): this;
   dispose(): void;
+  /**
+   * Ends the call and aborts it at once, even when its abort was deferred (or a deferred abort
+   * is already waiting): for a PD decode leg retired because its prefill failed, whose KV will
+   * never come. A completed call is only closed.
+   */
+  disposeNow(): void;
 }
 
 export interface HealthReport {

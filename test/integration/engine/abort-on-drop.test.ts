@@ -109,6 +109,26 @@ test('deferred: no abort while no item was sent; the first item releases it', as
   assert.deepEqual(r.aborts, [{ request_id: 'defer-1', reason: 'Stream dropped' }]);
 });
 
+test('disposeNow aborts a deferred call at once, before or after its dispose', async () => {
+  const r = await rig('sglang');
+  const fresh = r.client.generate(request('now-1')).deferAbortUntilFirstItem();
+  const waiting = r.client.generate(request('now-2')).deferAbortUntilFirstItem();
+  await waitFor(() => r.streams.length === 2, 'both Generates to arrive');
+  // A retired leg: never deferred, though it was marked deferred when it was sent.
+  fresh.disposeNow();
+  await waitFor(() => r.aborts.length === 1, 'the Abort of the fresh call');
+  // Already disposed and waiting for its first item: the wait ends now.
+  waiting.dispose();
+  await r.roundTrip();
+  assert.equal(r.aborts.length, 1, 'the deferred dispose waits');
+  waiting.disposeNow();
+  await waitFor(() => r.aborts.length === 2, 'the Abort of the waiting call');
+  assert.deepEqual(r.aborts, [
+    { request_id: 'now-1', reason: 'Stream dropped' },
+    { request_id: 'now-2', reason: 'Stream dropped' },
+  ]);
+});
+
 test('deferred: the wait is capped at 30 s', async () => {
   const r = await rig('tokenspeed');
   const call = r.client.generate(request('defer-cap')).deferAbortUntilFirstItem();
