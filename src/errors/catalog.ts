@@ -81,6 +81,12 @@ export const ERROR_CATALOG = {
   start_generation_failed: 500,
   worker_stream_failed: 500,
   no_responses_from_server: 500,
+  // gRPC PD: which leg failed before the pair formed, or the prefill's stream after it started.
+  prefill_worker_failed_to_start: 500,
+  decode_worker_failed_to_start: 500,
+  prefill_stream_error: 500,
+  /** A PD pair whose prefill runtime speaks no PD protocol over gRPC (SMG's code). */
+  runtime_pd_not_supported: 400,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

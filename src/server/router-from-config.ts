@@ -7,6 +7,7 @@ import type { PrefillAdmission } from '../admission/prefill-admission.js';
 import type { GatewayConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
+import { GrpcPdRouter } from '../pd/grpc/grpc-pd-router.js';
 import { PdRouter } from '../pd/pd-router.js';
 import { PolicyRegistry, type PolicyDeps } from '../policies/registry.js';
 import type { UpstreamPools } from '../upstream/pools.js';
@@ -53,9 +54,12 @@ export function routerFromConfig(config: GatewayConfig, deps: RouterDeps): Route
     // SMG: an overload shed's Retry-After is the load-monitor interval.
     overloadRetryAfterSecs: config.loadMonitorInterval,
   };
-  // A leg without its own policy flag uses --policy (SMG).
-  const makePd = (): PdRouter =>
-    new PdRouter({
+  const hasTokenizer = (model: string): boolean => deps.tokenizers.get(model) !== undefined;
+  // PD traffic goes to HTTP or gRPC pairs by the pairs each can form. Both routers share the
+  // legs' policy registries and the admission controllers, so their requests queue and claim
+  // against the same counters. A leg without its own policy flag uses --policy (SMG).
+  const makePd = (): ConnectionSplitRouter => {
+    const pd = {
       ...common,
       prefillAdmission: deps.prefillAdmission,
       decodeAdmission: deps.decodeAdmission,
@@ -69,10 +73,20 @@ export function routerFromConfig(config: GatewayConfig, deps: RouterDeps): Route
         policyDeps,
         registry,
       ),
-    });
+    };
+    return new ConnectionSplitRouter(
+      'http-pd',
+      registry,
+      new PdRouter(pd),
+      new GrpcPdRouter({ ...pd, engines: deps.engineClients, tokenizers: deps.tokenizers }),
+      random,
+      hasTokenizer,
+    );
+  };
   // Regular traffic goes to the HTTP relay or the gRPC pipeline by the workers each can use.
   const makeRegular = (): ConnectionSplitRouter =>
     new ConnectionSplitRouter(
+      'http-regular',
       registry,
       new RegularRouter({ ...common, policies: deps.policies }),
       new GrpcRouter({
@@ -82,7 +96,7 @@ export function routerFromConfig(config: GatewayConfig, deps: RouterDeps): Route
         tokenizers: deps.tokenizers,
       }),
       random,
-      (model) => deps.tokenizers.get(model) !== undefined,
+      hasTokenizer,
     );
   if (!config.enableIgw) {
     return config.pdDisaggregation ? makePd() : makeRegular();

@@ -1,0 +1,93 @@
+/**
+ * One PD leg over gRPC: a `Generate` call to one worker with the leg's load lease and, when the
+ * leg holds one, its admission lease (the prefill slot or the decode claim). Whoever holds the
+ * leg ends it with `endLeg`, once.
+ */
+import { grpcStatusToHttp } from '../../engine/status-map.js';
+import { EngineCallError, type EngineClient, type GenerateCall } from '../../engine/types.js';
+import type { GenerateInput } from '../../engine/types.js';
+import type { ErrorCode } from '../../errors/catalog.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { Lease } from '../../util/lease.js';
+import { outcomeForStatus, type Outcome } from '../../workers/circuit-breaker.js';
+import type { Worker } from '../../workers/worker.js';
+import type { PdLeg } from '../leg-errors.js';
+
+export interface GrpcLeg {
+  readonly leg: PdLeg;
+  readonly worker: Worker;
+  readonly call: GenerateCall;
+  readonly load: Lease;
+  /** The prefill admission slot or the decode room claim this leg holds while it runs. */
+  readonly admission: Lease | undefined;
+  readonly sentAt: number;
+}
+
+/** Sends the leg; the load lease is taken now, synchronously with the caller's selection. */
+export function startGrpcLeg(
+  leg: PdLeg,
+  worker: Worker,
+  client: EngineClient,
+  input: GenerateInput,
+  admission: Lease | undefined,
+): GrpcLeg {
+  const load = worker.acquireLoad();
+  try {
+    const call = client.generate(input);
+    return { leg, worker, call, load, admission, sentAt: performance.now() };
+  } catch (err) {
+    // Building or serializing the engine request failed before any call existed.
+    load.release();
+    throw err;
+  }
+}
+
+/** Releases the leg's leases; `how` says what happens to a call that has not completed. */
+export function endLeg(h: GrpcLeg, how: 'completed' | 'dispose' | 'now'): void {
+  if (how === 'completed') h.call.markCompleted();
+  if (how === 'now') h.call.disposeNow();
+  else h.call.dispose();
+  h.load.release();
+  h.admission?.release();
+}
+
+/** The client's error for a leg that failed, with the status mapped from the gRPC code. */
+export function legError(
+  h: GrpcLeg,
+  err: unknown,
+  kind: 'start' | 'stream',
+): { error: GatewayError; outcome: Outcome } {
+  const startCode: ErrorCode =
+    h.leg === 'prefill' ? 'prefill_worker_failed_to_start' : 'decode_worker_failed_to_start';
+  const code: ErrorCode =
+    kind === 'stream' && h.leg === 'prefill' ? 'prefill_stream_error' : startCode;
+  const what = kind === 'start' ? 'failed to start' : 'stream failed';
+  if (err instanceof GatewayError) {
+    // The start wait's deadline names the leg that did not start; other gateway errors stand.
+    if (err.code !== 'call_upstream_timeout')
+      return { error: err, outcome: outcomeForStatus(err.status) };
+    const error = new GatewayError(
+      startCode,
+      `The ${h.leg} worker ${h.worker.url}: ${err.message}`,
+      {
+        status: 504,
+      },
+    );
+    return { error, outcome: 'failure' };
+  }
+  if (err instanceof EngineCallError) {
+    const status = grpcStatusToHttp(err.code);
+    const error = new GatewayError(
+      code,
+      `The ${h.leg} worker ${h.worker.url} ${what}: ${err.details}`,
+      { status },
+    );
+    return { error, outcome: outcomeForStatus(status) };
+  }
+  const error = new GatewayError(
+    code,
+    `The ${h.leg} worker ${h.worker.url} ${what}: ${String(err)}`,
+    { status: 502 },
+  );
+  return { error, outcome: 'failure' };
+}

@@ -1,0 +1,189 @@
+/**
+ * SGLang/TokenSpeed PD over gRPC: both legs get the same engine request with the same bootstrap
+ * rendezvous (the prefill's bootstrap host and port, one fresh room) and their own DP rank, and
+ * are sent at once. The decode's output is the client's answer; the prefill is drained in the
+ * background and marked completed when every sample has its terminal response.
+ *
+ * Fail fast: the first leg that fails before the pair forms answers the client at once, and its
+ * partner is aborted at once (a retired decode is never deferred: the KV it waits for will not
+ * come). Each worker's breaker hears only its own leg. A client that leaves before the decode's
+ * first token aborts the prefill at once and the decode only after its first item (at most 30 s),
+ * so the engine is never torn down mid-handoff.
+ */
+import type { Clock, Timer } from '@switchyard/kit';
+import type { GenerateCall } from '../../engine/types.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { Outcome } from '../../workers/circuit-breaker.js';
+import { answerFromCall } from '../../grpc/call-answer.js';
+import { engineInput, freshRequestId, responseMeta } from '../../grpc/engine-input.js';
+import type { Answer } from '../../routing/answer.js';
+import { routerSeriesOf } from '../../routing/router-series.js';
+import { bootstrapHost } from '../bootstrap.js';
+import { DEFAULT_BOOTSTRAP_PORT } from '../kv-transfer.js';
+import { endLeg, legError, startGrpcLeg, type GrpcLeg } from './grpc-leg.js';
+import type { GrpcPdAttempt, GrpcPdDeps } from './grpc-pd-deps.js';
+import { GrpcPrefillDrain } from './grpc-prefill-drain.js';
+import { mintGrpcRoom } from './rooms.js';
+
+type Race =
+  | { kind: 'both' }
+  | {
+      kind: 'failed';
+      leg: GrpcLeg;
+      error: GatewayError;
+      /** The failed worker's breaker outcome; undefined when the prefill's drain recorded it. */
+      outcome: Outcome | undefined;
+    };
+
+export async function dispatchGrpcParallel(deps: GrpcPdDeps, a: GrpcPdAttempt): Promise<Answer> {
+  const { ctx, plan, prepared, pair, sampling } = a;
+  const bootstrap = {
+    host: bootstrapHost(pair.prefill.url),
+    port: pair.prefill.bootstrapPort ?? DEFAULT_BOOTSTRAP_PORT,
+    room: mintGrpcRoom(pair.prefill.runtime),
+  };
+  const requestId = freshRequestId(ctx);
+  const series = routerSeriesOf(deps.metrics).pd(ctx.modelLabel, pair.prefill.runtime);
+  const prefillInput = {
+    ...engineInput(plan, prepared, pair.prefill, sampling, requestId),
+    bootstrap,
+  };
+  const decodeInput = {
+    ...engineInput(plan, prepared, pair.decode, sampling, requestId),
+    bootstrap,
+  };
+  const p = startGrpcLeg(
+    'prefill',
+    pair.prefill,
+    deps.engines.get(pair.prefill),
+    prefillInput,
+    a.slot,
+  );
+  let d: GrpcLeg;
+  try {
+    d = startGrpcLeg('decode', pair.decode, deps.engines.get(pair.decode), decodeInput, a.claim);
+  } catch (err) {
+    endLeg(p, 'now');
+    throw err;
+  }
+  // Deferred from the start: a client may leave while the KV handoff is under way.
+  d.call.deferAbortUntilFirstItem();
+  const prefill = new GrpcPrefillDrain(p, plan.sampling.n, ctx, deps, series);
+
+  let race: Race;
+  try {
+    race = await formPair(prefill, d, ctx.signal, deps.clock, deps.requestTimeoutMs);
+  } catch (err) {
+    // The client left: the prefill is aborted now, the decode after its first item.
+    prefill.retire();
+    endLeg(d, 'dispose');
+    throw err;
+  }
+  if (race.kind === 'failed') {
+    // The partner is retired at once and hears nothing: only the failed leg is charged.
+    prefill.retire();
+    endLeg(d, 'now');
+    if (race.outcome !== undefined) race.leg.worker.circuit.record(race.outcome);
+    deps.metrics.pdBootstrapFailures.inc();
+    deps.logger.warn(
+      {
+        leg: race.leg.leg,
+        worker: race.leg.worker.url,
+        requestId: ctx.requestId,
+        err: race.error.message,
+      },
+      'PD leg failed',
+    );
+    throw race.error;
+  }
+
+  prefill.relay();
+  series.ttft.observe((performance.now() - p.sentAt) / 1000);
+  routerSeriesOf(deps.metrics).upstreamStatus(200, 'grpc').inc();
+  return answerFromCall(deps, {
+    ctx,
+    plan,
+    prepared,
+    sampling,
+    worker: pair.decode,
+    call: d.call,
+    meta: responseMeta(ctx, requestId, pair.decode, prepared),
+    headers: { 'x-smg-prefill-worker-id': pair.prefill.key },
+    leases: [
+      d.load,
+      ...(d.admission ? [d.admission] : []),
+      { release: (end) => prefill.answerEnded(end) },
+    ],
+  });
+}
+
+/**
+ * Resolves when both legs have started (the decode's first answer means its KV arrived), or at
+ * the first failure of either leg; rejects with the client's reason when it leaves first. A leg
+ * that has not started within `--request-timeout-secs` has failed to start (504).
+ */
+function formPair(
+  prefill: GrpcPrefillDrain,
+  d: GrpcLeg,
+  signal: AbortSignal,
+  clock: Clock,
+  timeoutMs: number,
+): Promise<Race> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<Race>((resolve, reject) => {
+    let done = false;
+    let prefillStarted = false;
+    let decodeStarted = false;
+    const settle = (fn: () => void): void => {
+      if (done) return;
+      done = true;
+      clock.clearTimer(timer);
+      signal.removeEventListener('abort', onAbort);
+      fn();
+    };
+    const fail = (leg: GrpcLeg, error: GatewayError, outcome: Outcome | undefined): void =>
+      settle(() => resolve({ kind: 'failed', leg, error, outcome }));
+    const both = (): void => {
+      if (prefillStarted && decodeStarted) settle(() => resolve({ kind: 'both' }));
+    };
+    const timer: Timer = clock.setTimer(timeoutMs, () => {
+      const leg = prefillStarted ? d : prefill.leg;
+      fail(
+        leg,
+        new GatewayError(
+          leg.leg === 'prefill'
+            ? 'prefill_worker_failed_to_start'
+            : 'decode_worker_failed_to_start',
+          `The ${leg.leg} worker ${leg.worker.url} did not start within ${timeoutMs / 1000} s`,
+          { status: 504 },
+        ),
+        'failure',
+      );
+    });
+    const onAbort = (): void => settle(() => reject(signal.reason as Error));
+    signal.addEventListener('abort', onAbort, { once: true });
+    void prefill.failed.then((error) => fail(prefill.leg, error, undefined));
+    started(prefill.leg.call).then(
+      () => {
+        prefillStarted = true;
+        both();
+      },
+      // A prefill that fails to start is reported through `failed`, with its drain's verdict.
+      () => undefined,
+    );
+    started(d.call).then(
+      () => {
+        decodeStarted = true;
+        both();
+      },
+      (err: unknown) => {
+        const { error, outcome } = legError(d, err, 'start');
+        fail(d, error, outcome);
+      },
+    );
+  });
+}
+
+function started(call: GenerateCall): Promise<void> {
+  return call.started;
+}
