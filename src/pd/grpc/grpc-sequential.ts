@@ -23,9 +23,17 @@ import {
   NIXL_PREFILL_PARAMS,
   type ConnectorPlan,
 } from '../kv-transfer.js';
-import { shouldSkipPrefill } from '../skip-prefill.js';
+import { shouldSkipPrefill, type KvConnectorMode, type SkipInputs } from '../skip-prefill.js';
 import { endLeg, legError, startGrpcLeg, type GrpcLeg } from './grpc-leg.js';
 import type { GrpcPdAttempt, GrpcPdDeps } from './grpc-pd-deps.js';
+
+/**
+ * The skip predicate's inputs on the gRPC path: there is no encode leg (EPD is not built) and
+ * multimodal input is refused in gRPC mode before a pair is chosen.
+ */
+export function grpcSkipInputs(n: number, mode: KvConnectorMode): SkipInputs {
+  return { relayPossible: n <= 1, hasEncodeLeg: false, hasMultimodalInput: false, mode };
+}
 
 /** The prefill probe's sampling: one token that ends on the length cap. */
 function probeSampling(s: SamplingInput): SamplingInput {
@@ -81,13 +89,7 @@ export async function dispatchGrpcSequential(deps: GrpcPdDeps, a: GrpcPdAttempt)
   let kvJson: string | undefined;
   let prefillEndedAt = 0;
 
-  const skip = shouldSkipPrefill({
-    relayPossible,
-    hasEncodeLeg: false,
-    // Multimodal input is refused in gRPC mode before a pair is chosen.
-    hasMultimodalInput: false,
-    mode: connector.mode,
-  });
+  const skip = shouldSkipPrefill(grpcSkipInputs(plan.sampling.n, connector.mode));
   // Fan-out sends no prefill request, so it holds no prefill slot.
   if (skip) a.slot?.release();
   else {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { hasMultimodalInput, samplingN, sanitizePrefill } from '../../../src/pd/sanitize.js';
+import { grpcSkipInputs } from '../../../src/pd/grpc/grpc-sequential.js';
 import { shouldSkipPrefill, type KvConnectorMode } from '../../../src/pd/skip-prefill.js';
 
 test('the probe is one token, not streamed, must stop on length', () => {
@@ -75,6 +76,19 @@ test('prefill is skipped only for fan-out with nothing else needing the prefill 
           );
         }
       }
+    }
+  }
+});
+
+test('the gRPC path skips the vLLM probe for fan-out under NIXL or passthrough only', () => {
+  const modes: KvConnectorMode[] = ['nixl', 'mooncake', 'passthrough'];
+  for (const n of [1, 2, 8]) {
+    for (const mode of modes) {
+      assert.equal(
+        shouldSkipPrefill(grpcSkipInputs(n, mode)),
+        n > 1 && mode !== 'mooncake',
+        JSON.stringify({ n, mode }),
+      );
     }
   }
 });
