@@ -2,17 +2,16 @@
 // request faults, pick the PD leg the request plays on this worker, and hand it to a session.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PdLeg } from './pd-leg.js';
-import type { GenerationPlan, InferenceKind } from './request-parse.js';
+import type { InferenceKind } from './request-parse.js';
 import type { SessionContext } from './session.js';
 import type { WorkerContext } from './worker-context.js';
 import { GenerateSession } from './generate-session.js';
 import { readJsonBody, sendJson } from './http-io.js';
 import { OpenAiSession } from './openai-session.js';
+import { answersOneToken, pickLeg } from './pd-pick.js';
 import { readRooms } from './raw-json.js';
 import { parseInference } from './request-parse.js';
 import { errorBody } from './responses.js';
-import { roomTargets, SglangDecodeLeg, SglangPrefillLeg } from './sglang-pd.js';
-import { VllmDecodeLeg, VllmPrefillLeg } from './vllm-pd.js';
 
 const ID_PREFIX: Record<InferenceKind, string> = {
   chat: 'chatcmpl',
@@ -61,14 +60,20 @@ export async function handleInference(
   let plan = parsed.plan;
   let pd: PdLeg | undefined;
   if (decision === 'none') {
-    const leg = pickLeg(w, plan, rooms.rooms, id);
+    const leg = pickLeg(w, {
+      id,
+      promptTokens: plan.promptTokens,
+      finishReason: plan.finishReason,
+      kvTransferParams: plan.kvTransferParams,
+      rooms: rooms.rooms,
+      bootstrap: plan.bootstrap,
+    });
     if (typeof leg === 'string') {
       sendJson(res, 400, errorBody(400, leg, 'invalid_request_error'));
       return;
     }
     pd = leg;
-    // An SGLang prefill only runs the prompt: it answers the token its forward pass sampled.
-    if (pd instanceof SglangPrefillLeg && plan.maxTokens > 1) {
+    if (answersOneToken(pd) && plan.maxTokens > 1) {
       plan = { ...plan, maxTokens: 1, finishReason: 'length' };
     }
   }
@@ -93,43 +98,4 @@ export async function handleInference(
   } else {
     session.run();
   }
-}
-
-/** The PD leg this request plays here, undefined for none, or a 400 message. */
-function pickLeg(
-  w: WorkerContext,
-  plan: GenerationPlan,
-  rooms: string[] | undefined,
-  id: string,
-): PdLeg | undefined | string {
-  const { opts, stats, clock } = w;
-  if (opts.runtime === 'vllm') {
-    const params = plan.kvTransferParams;
-    const connector = opts.kvConnector;
-    // Without a connector vLLM ignores kv_transfer_params, and so does the simulator.
-    if (params === undefined || connector === undefined) return undefined;
-    if (params['do_remote_decode'] === true) {
-      return new VllmPrefillLeg(
-        w.pins,
-        connector,
-        params,
-        id,
-        plan.promptTokens,
-        plan.finishReason,
-        w.side,
-      );
-    }
-    if (params['do_remote_prefill'] === true) {
-      return new VllmDecodeLeg(connector, params, w.kv, stats);
-    }
-    return undefined;
-  }
-  // SGLang and TokenSpeed outside a PD role ignore the bootstrap fields.
-  if (rooms === undefined || rooms.length === 0 || opts.role === 'regular') return undefined;
-  if (opts.role === 'prefill') {
-    return new SglangPrefillLeg(w.rooms, rooms, clock, opts.bootstrapTimeoutSecs, stats);
-  }
-  const targets = roomTargets(rooms, plan.bootstrap?.host, plan.bootstrap?.port);
-  if (typeof targets === 'string') return targets;
-  return new SglangDecodeLeg(targets, w.kv, clock, opts.waitingTimeoutSecs, stats);
 }
