@@ -18,21 +18,17 @@ import type {
   SimWorkerOptions,
 } from './options.js';
 import type { Handler, Method, RouteTable } from './routes.js';
-import type { SideChannel } from './vllm-pd.js';
 import type { WorkerContext } from './worker-context.js';
 import { ScaledClock } from './clock.js';
 import { createEngine } from './engine-factory.js';
-import { FaultInjector, parseFaults } from './faults.js';
+import { parseFaults } from './faults.js';
 import { readJsonBody, sendEmpty, sendJson, sendText } from './http-io.js';
 import * as bodies from './info.js';
 import { handleInference } from './inference.js';
-import { KvClient } from './kv-client.js';
-import { KvPins } from './kv-pins.js';
 import { handleMooncakeQuery, handleNixlPull, startBootstrapServer } from './kv-routes.js';
 import { errorBody } from './responses.js';
-import { RoomTable } from './room-table.js';
 import { buildRouteTable } from './routes.js';
-import { StatsRecorder } from './stats.js';
+import { createWorkerContext } from './worker-context.js';
 
 class SimHttpWorker implements SimWorker {
   readonly url: string;
@@ -50,7 +46,6 @@ class SimHttpWorker implements SimWorker {
   readonly ctx: WorkerContext;
   private readonly info: WorkerInfo;
   private readonly routes: RouteTable;
-  private readonly side: SideChannel;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -69,41 +64,16 @@ class SimHttpWorker implements SimWorker {
     this.role = opts.role;
     this.engine = opts.engine;
     this.kvEngineId = opts.kvEngineId ?? this.name;
-    const rooms = new RoomTable();
-    let n = 0;
-    // The advertised KV side channel: a wildcard bind is reached through loopback.
-    this.side = {
-      host: /^(0\.0\.0\.0|::)$/.test(opts.host) ? '127.0.0.1' : opts.host,
-      port: this.port,
-    };
-    const stats = new StatsRecorder(() => ({
-      waiting: model.load().waiting,
-      roomsOpen: rooms.size,
-      kvPinned: this.ctx.pins.pinned,
-    }));
-    this.ctx = {
+    this.ctx = createWorkerContext({
       opts,
       name: this.name,
+      kvEngineId: this.kvEngineId,
+      sidePort: this.port,
       clock,
       engine: model,
-      stats,
-      faults: new FaultInjector(opts.seed, opts.faults, clock, (f) =>
-        model.setSlowdown(f.slowdown ?? 1),
-      ),
-      rooms,
-      pins: new KvPins(
-        this.kvEngineId,
-        model,
-        clock,
-        opts.kvAbortTimeoutSecs,
-        opts.blockSize,
-        stats,
-      ),
-      kv: new KvClient(),
-      side: this.side,
-      nextRequestNumber: () => ++n,
       isClosing: () => this.closing !== undefined,
-    };
+    });
+    const stats = this.ctx.stats;
     this.info = {
       runtime: opts.runtime,
       model: opts.model,
@@ -150,7 +120,7 @@ class SimHttpWorker implements SimWorker {
     this.bootstrapServer = await startBootstrapServer(this.ctx, host, port);
     this.bootstrapPort = (this.bootstrapServer.address() as AddressInfo).port;
     this.info.bootstrapPort = this.bootstrapPort;
-    this.side.port = this.bootstrapPort;
+    this.ctx.side.port = this.bootstrapPort;
   }
 
   stats(): SimStats {
