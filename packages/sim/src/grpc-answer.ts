@@ -99,3 +99,11 @@ export function planChoices(
   }
   return plans;
 }
+
+/**
+ * A choice cut to its first token, as an SGLang/TokenSpeed prefill answers (it only runs the
+ * prompt): on its cap, unless that token already stopped it.
+ */
+export function firstTokenOnly(plan: ChoicePlan): ChoicePlan {
+  return plan.length > 1 ? { ...plan, length: 1, finish: 'length', matched: undefined } : plan;
+}

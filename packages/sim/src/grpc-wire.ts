@@ -17,6 +17,12 @@ export interface GrpcGenerate {
   maxNewTokens: number | undefined;
   stopTokenIds: number[];
   ignoreEos: boolean;
+  /** SGLang/TokenSpeed PD: the prefill's bootstrap server and the room, as exact decimal text. */
+  bootstrap: { host: string; port: number | undefined; room: string } | undefined;
+  /** vLLM PD: `kv_transfer_params_json`, parsed (the HTTP surface's `kv_transfer_params`). */
+  kvTransferParams: Record<string, unknown> | undefined;
+  /** The DP rank the router chose (SGLang, vLLM); recorded, not acted on. */
+  dataParallelRank: number | undefined;
 }
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
@@ -41,6 +47,9 @@ export function parseGenerate(
   }
   const cap = sp[runtime === 'vllm' ? 'max_tokens' : 'max_new_tokens'];
   const n = typeof sp['n'] === 'number' && sp['n'] > 0 ? sp['n'] : 1;
+  const kv = kvTransferParams(req['kv_transfer_params_json']);
+  if (typeof kv === 'string') return { ok: false, message: kv };
+  const rank = req['data_parallel_rank'];
   return {
     ok: true,
     value: {
@@ -51,8 +60,46 @@ export function parseGenerate(
       maxNewTokens: typeof cap === 'number' ? cap : undefined,
       stopTokenIds: nums(sp['stop_token_ids']),
       ignoreEos: sp['ignore_eos'] === true,
+      bootstrap: bootstrapInfo(
+        req[runtime === 'sglang' ? 'disaggregated_params' : 'kv_bootstrap_info'],
+      ),
+      kvTransferParams: kv,
+      dataParallelRank: typeof rank === 'number' ? rank : undefined,
     },
   };
+}
+
+/**
+ * SGLang's DisaggregatedParams (int32 room, a number) or TokenSpeed's KvBootstrapInfo (int64 room,
+ * a decimal string under longs: String), so a room above 2^53 keeps every digit. Fields the
+ * gateway left at zero are absent on the wire: room 0, and port 0 = SGLang's default port.
+ */
+function bootstrapInfo(v: unknown): GrpcGenerate['bootstrap'] {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const b = v as Msg;
+  const room = b['bootstrap_room'];
+  const port = b['bootstrap_port'];
+  return {
+    host: typeof b['bootstrap_host'] === 'string' ? b['bootstrap_host'] : '',
+    port: typeof port === 'number' && port !== 0 ? port : undefined,
+    room: typeof room === 'number' || typeof room === 'string' ? String(room) : '0',
+  };
+}
+
+/** The parsed object, undefined when absent or JSON null, or an INVALID_ARGUMENT message. */
+function kvTransferParams(v: unknown): Record<string, unknown> | undefined | string {
+  if (typeof v !== 'string' || v === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(v);
+  } catch (err) {
+    return `kv_transfer_params_json is not valid JSON: ${(err as Error).message}`;
+  }
+  if (parsed === null) return undefined;
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+    return 'kv_transfer_params_json must be a JSON object';
+  }
+  return parsed as Record<string, unknown>;
 }
 
 /** Request ids and reason of an AbortRequest. */
@@ -106,6 +153,7 @@ export function completeMessage(
   finish: string,
   plan: ChoicePlan | undefined,
   counts: Counts,
+  kvTransferParamsJson?: string,
 ): Msg {
   const complete: Msg = {
     output_ids: outputIds,
@@ -116,6 +164,8 @@ export function completeMessage(
   if (finish === 'stop' && plan?.matched !== undefined) {
     complete['matched_token_id'] = plan.matched;
   }
+  if (kvTransferParamsJson !== undefined)
+    complete['kv_transfer_params_json'] = kvTransferParamsJson;
   return withId(runtime, requestId, { complete });
 }
 
