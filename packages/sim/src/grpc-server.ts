@@ -4,8 +4,11 @@
 // token ids out: answers are text encoded with the worker's tokenizer (sim-tokenizer.ts).
 import * as grpc from '@grpc/grpc-js';
 import type { Clock } from '@switchyard/kit';
-import { engineService, ENGINE_PROTOS } from '@switchyard/protos';
+import { engineService } from '@switchyard/protos';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { SimEngine } from './engine.js';
+import type { GrpcGenerateSession } from './grpc-session.js';
 import type {
   ResolvedSimOptions,
   SimEngineKind,
@@ -18,16 +21,15 @@ import type {
   SimWorker,
 } from './options.js';
 import type { SimTokenizer } from './sim-tokenizer.js';
+import type { WorkerContext } from './worker-context.js';
 import { ScaledClock } from './clock.js';
 import { createEngine } from './engine-factory.js';
-import { FaultInjector } from './faults.js';
-import { planChoices } from './grpc-answer.js';
+import { handleGenerate } from './grpc-generate.js';
 import * as info from './grpc-info.js';
-import { GrpcGenerateSession } from './grpc-session.js';
-import { parseAbort, parseGenerate } from './grpc-wire.js';
-import { blockKeys } from './prefix-cache.js';
+import { parseAbort, rpcPath } from './grpc-wire.js';
+import { startBootstrapServer } from './kv-routes.js';
 import { loadSimTokenizer } from './sim-tokenizer.js';
-import { StatsRecorder } from './stats.js';
+import { createWorkerContext } from './worker-context.js';
 
 type Msg = Record<string, unknown>;
 type Unary = grpc.ServerUnaryCall<Msg, Msg>;
@@ -50,20 +52,18 @@ class Records implements SimGrpcRecords {
 }
 
 class SimGrpcWorker implements SimWorker {
-  /** Set by listening(), before the worker is handed out. */
-  url = '';
-  port = 0;
-  name = '';
+  readonly url: string;
+  readonly name: string;
   readonly protocol = 'grpc';
   readonly grpc = new Records();
   readonly model: string;
   readonly runtime: SimRuntime;
-  readonly role: SimRole = 'regular';
+  readonly role: SimRole;
   readonly engine: SimEngineKind;
-  readonly bootstrapPort = undefined;
-  kvEngineId = '';
-  private readonly stats_: StatsRecorder;
-  private readonly faults: FaultInjector;
+  readonly kvEngineId: string;
+  bootstrapPort: number | undefined;
+  private bootstrapServer: Server | undefined;
+  private readonly ctx: WorkerContext;
   /** In-flight Generate calls by request id (several when a client reuses an id). */
   private readonly live = new Map<string, Set<GrpcGenerateSession>>();
   private readonly startedAtMs = Date.now();
@@ -72,36 +72,43 @@ class SimGrpcWorker implements SimWorker {
 
   constructor(
     private readonly server: grpc.Server,
+    readonly port: number,
     private readonly opts: ResolvedSimOptions,
     private readonly sim: SimEngine,
-    private readonly clock: Clock,
+    clock: Clock,
     private readonly tokenizer: SimTokenizer,
   ) {
+    this.name = opts.workerName ?? `sim-${port}`;
+    this.url = `grpc://${bracketed(opts.host)}:${port}`;
     this.model = opts.model;
     this.runtime = opts.runtime;
+    this.role = opts.role;
     this.engine = opts.engine;
-    this.stats_ = new StatsRecorder(() => ({
-      waiting: sim.load().waiting,
-      roomsOpen: 0,
-      kvPinned: 0,
-    }));
-    this.faults = new FaultInjector(opts.seed, opts.faults, clock, (f) =>
-      sim.setSlowdown(f.slowdown ?? 1),
-    );
+    this.kvEngineId = opts.kvEngineId ?? this.name;
+    this.ctx = createWorkerContext({
+      opts,
+      name: this.name,
+      kvEngineId: this.kvEngineId,
+      // NIXL reads are HTTP: they go to the bootstrap listener once it is up, never to this port.
+      sidePort: port,
+      clock,
+      engine: sim,
+      isClosing: () => this.closing !== undefined,
+    });
   }
 
-  listening(port: number): void {
-    this.port = port;
-    this.name = this.opts.workerName ?? `sim-${port}`;
-    this.kvEngineId = this.opts.kvEngineId ?? this.name;
-    this.url = `grpc://${bracketed(this.opts.host)}:${port}`;
+  /** Starts the HTTP bootstrap listener the decodes join rooms and read KV on. */
+  async listenBootstrap(port: number): Promise<void> {
+    this.bootstrapServer = await startBootstrapServer(this.ctx, this.opts.host, port);
+    this.bootstrapPort = (this.bootstrapServer.address() as AddressInfo).port;
   }
 
   /** The handlers of the runtime's service; RPCs not listed answer UNIMPLEMENTED. */
   implementation(): grpc.UntypedServiceImplementation {
+    const stats = this.ctx.stats;
     const counted = <A extends unknown[]>(rpc: string, fn: (...args: A) => void) => {
       return (...args: A): void => {
-        this.stats_.countRequest(path(this.runtime, rpc));
+        stats.countRequest(rpcPath(this.runtime, rpc));
         fn(...args);
       };
     };
@@ -123,7 +130,7 @@ class SimGrpcWorker implements SimWorker {
           info.serverInfo(this.opts, this.tokenizer, {
             kvEngineId: this.kvEngineId,
             load: this.sim.load(),
-            active: this.stats_.running,
+            active: stats.running,
             startedAtMs: this.startedAtMs,
             lastReceiveMs: this.lastReceiveMs,
           }),
@@ -143,94 +150,52 @@ class SimGrpcWorker implements SimWorker {
   }
 
   stats(): SimStats {
-    return this.stats_.snapshot();
+    return this.ctx.stats.snapshot();
   }
 
   setFaults(f: SimFaults): void {
-    this.faults.set(f);
+    this.ctx.faults.set(f);
   }
 
   close(): Promise<void> {
     this.closing ??= (async () => {
-      this.sim.shutdown();
-      this.faults.close();
-      // Cancels every open call; each session then settles as aborted.
+      const bootstrap = this.bootstrapServer;
+      const closed = new Promise<void>((resolve) => {
+        if (bootstrap === undefined) resolve();
+        else bootstrap.close(() => resolve());
+      });
+      // Cancels every open call; each session then settles as aborted and releases its leg. The
+      // joins and KV reads held on the bootstrap listener would keep close() waiting: drop them.
       this.server.forceShutdown();
+      bootstrap?.closeAllConnections();
+      this.sim.shutdown();
+      this.ctx.faults.close();
+      this.ctx.pins.close();
+      this.ctx.rooms.clear();
+      await closed;
+      // Last: a decode's pending join to a peer ends with its session, or here at the latest.
+      this.ctx.kv.close();
     })();
     return this.closing;
   }
 
   private readonly generate = (call: Stream): void => {
     this.lastReceiveMs = Date.now();
-    const req = call.request;
-    this.grpc.add('requests', req);
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(call.metadata.getMap())) headers[k] = String(v);
-    this.stats_.recordPost(path(this.runtime, 'Generate'), headers, req);
-    const parsed = parseGenerate(this.runtime, req, this.tokenizer);
-    if (!parsed.ok) {
-      call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details: parsed.message });
-      return;
-    }
-    const gen = parsed.value;
-    const room = this.opts.maxContextLength - gen.inputIds.length;
-    if (room < 1) {
-      call.emit('error', {
-        code: grpc.status.INVALID_ARGUMENT,
-        details: `input of ${gen.inputIds.length} tokens exceeds max_req_input_len ${this.opts.maxContextLength - 1}`,
-      });
-      return;
-    }
-    if (call.cancelled) {
-      this.stats_.aborted++;
-      return;
-    }
-    const decision = this.faults.decide();
-    if (decision === 'error') {
-      this.stats_.faultsFired++;
-      call.emit('error', this.faults.grpcStartError());
-      return;
-    }
-    const malformed = decision === 'none' && this.faults.takeMalformed();
-    const drop = malformed ? 'malformed' : decision === 'none' ? this.faults.takeDrop() : undefined;
-    const plans = planChoices(this.opts, this.tokenizer, gen.inputIds, gen.n, {
-      maxNewTokens: Math.min(gen.maxNewTokens ?? room, room),
-      stopTokenIds: new Set(gen.stopTokenIds),
-      ignoreEos: gen.ignoreEos,
-    });
-    const cache = this.opts.engine === 'realistic' && this.opts.prefixCache;
-    const prompt = cache
-      ? { tokens: gen.inputIds.length, keys: blockKeys(gen.inputIds, this.opts.blockSize) }
-      : undefined;
-    const session = new GrpcGenerateSession(
-      call,
-      {
-        runtime: this.runtime,
-        engine: this.sim,
-        stats: this.stats_,
-        failAfter: drop,
-        streamError: () => this.faults.grpcStreamError(),
-        onEnd: this.forget,
-      },
-      gen,
-      plans,
-      prompt,
-    );
-    let set = this.live.get(gen.requestId);
-    if (set === undefined) this.live.set(gen.requestId, (set = new Set()));
-    set.add(session);
-    if (decision === 'hang') {
-      this.stats_.faultsFired++;
-      session.hold();
-    } else {
-      session.run();
-    }
+    this.grpc.add('requests', call.request);
+    handleGenerate(this.ctx, this.tokenizer, this.calls, call);
   };
 
-  private readonly forget = (s: GrpcGenerateSession): void => {
-    const set = this.live.get(s.requestId);
-    set?.delete(s);
-    if (set?.size === 0) this.live.delete(s.requestId);
+  private readonly calls = {
+    add: (s: GrpcGenerateSession): void => {
+      let set = this.live.get(s.requestId);
+      if (set === undefined) this.live.set(s.requestId, (set = new Set()));
+      set.add(s);
+    },
+    forget: (s: GrpcGenerateSession): void => {
+      const set = this.live.get(s.requestId);
+      set?.delete(s);
+      if (set?.size === 0) this.live.delete(s.requestId);
+    },
   };
 
   private readonly healthCheck = (_call: Unary, cb: Reply): void => {
@@ -238,7 +203,7 @@ class SimGrpcWorker implements SimWorker {
       cb(null, { healthy: false, message: 'Server is shutting down' });
       return;
     }
-    const status = this.faults.healthStatus();
+    const status = this.ctx.faults.healthStatus();
     if (status !== undefined) cb(null, { healthy: false, message: `sim: unhealthy (${status})` });
     else cb(null, { healthy: true, message: 'ok' });
   };
@@ -257,13 +222,13 @@ class SimGrpcWorker implements SimWorker {
       if (this.runtime === 'vllm') cb(null, {});
       else cb(null, { success: true, message: record.matched > 0 ? 'aborted' : 'not found' });
     };
-    const delay = this.faults.abortDelayMs();
-    if (delay > 0) this.clock.setTimer(delay, finish);
+    const delay = this.ctx.faults.abortDelayMs();
+    if (delay > 0) this.ctx.clock.setTimer(delay, finish);
     else finish();
   };
 
   private readonly getTokenizer = (call: Stream): void => {
-    const f = this.faults.tokenizerFaults();
+    const f = this.ctx.faults.tokenizerFaults();
     const send = async (): Promise<void> => {
       const { zip, sha256 } = await this.tokenizer.bundle();
       if (call.cancelled) return;
@@ -283,18 +248,14 @@ class SimGrpcWorker implements SimWorker {
     };
     if (f.delayMs > 0) {
       // A client that gives up (or a closing gateway) ends the wait: no timer outlives it.
-      const timer = this.clock.setTimer(f.delayMs, start, { keepAlive: false });
-      call.on('cancelled', () => this.clock.clearTimer(timer));
+      const timer = this.ctx.clock.setTimer(f.delayMs, start, { keepAlive: false });
+      call.on('cancelled', () => this.ctx.clock.clearTimer(timer));
     } else start();
   };
 }
 
 function bracketed(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
-}
-
-function path(runtime: SimRuntime, rpc: string): string {
-  return `/${ENGINE_PROTOS[runtime].service}/${rpc}`;
 }
 
 function bind(server: grpc.Server, address: string): Promise<number> {
@@ -307,8 +268,9 @@ function bind(server: grpc.Server, address: string): Promise<number> {
 }
 
 /**
- * Starts one gRPC worker: loads its tokenizer (once per directory per process), binds, and
- * serves `opts.runtime`'s service only. Public callers use startSimWorker / startSimGrpcWorker.
+ * Starts one gRPC worker: loads its tokenizer (once per directory per process), binds, serves
+ * `opts.runtime`'s service only, and on a PD worker starts its HTTP bootstrap listener. Public
+ * callers use startSimWorker / startSimGrpcWorker.
  */
 export async function startGrpcServer(
   opts: ResolvedSimOptions,
@@ -316,8 +278,18 @@ export async function startGrpcServer(
 ): Promise<SimWorker> {
   const tokenizer = await loadSimTokenizer(opts.tokenizerDir, opts.eosTokenId);
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
-  const worker = new SimGrpcWorker(server, opts, createEngine(opts, clock), clock, tokenizer);
+  // Bound before the service is added, so the worker is built knowing its port and name. grpc-js
+  // looks handlers up per call, and the service is added in the same tick the bind resolves.
+  const port = await bind(server, `${bracketed(opts.host)}:${opts.port}`);
+  const worker = new SimGrpcWorker(server, port, opts, createEngine(opts, clock), clock, tokenizer);
   server.addService(engineService(opts.runtime).service, worker.implementation());
-  worker.listening(await bind(server, `${bracketed(opts.host)}:${opts.port}`));
+  if (opts.bootstrapPort !== undefined) {
+    try {
+      await worker.listenBootstrap(opts.bootstrapPort);
+    } catch (err) {
+      await worker.close();
+      throw err;
+    }
+  }
   return worker;
 }

@@ -2,19 +2,30 @@
 // call's outcome, so each stats counter moves once. Every step emits one token per unfinished
 // choice (a chunk each when streaming); a choice that reaches its planned length gets its
 // complete, and the call ends when the engine finishes, Abort arrives, the client cancels, a
-// fault fires or the worker closes.
+// fault fires, a PD leg fails it or the worker closes. A PD leg (pd-leg.ts) wraps the engine run
+// exactly as it does for an HTTP session: the session is its PdHost.
 import type { ServerWritableStream } from '@grpc/grpc-js';
-import { Metadata } from '@grpc/grpc-js';
+import { Metadata, status } from '@grpc/grpc-js';
 import type { GenerationHandle, PromptShape, SimEngine, TokenSink } from './engine.js';
 import type { ChoicePlan } from './grpc-answer.js';
 import type { Counts, GrpcGenerate } from './grpc-wire.js';
 import type { SimRuntime } from './options.js';
+import type { PdHost, PdLeg } from './pd-leg.js';
 import type { StatsRecorder } from './stats.js';
 import { allTokens, tokenAt } from './grpc-answer.js';
 import { chunkMessage, completeMessage } from './grpc-wire.js';
 
 type Msg = Record<string, unknown>;
-type Outcome = 'completed' | 'aborted' | 'dropped';
+type Outcome = 'completed' | 'failed' | 'aborted' | 'dropped';
+
+/** The status a servicer ends the call with for an engine error the HTTP surface answers so. */
+const GRPC_CODE_FOR_HTTP: Readonly<Record<number, status>> = {
+  400: status.INVALID_ARGUMENT,
+  404: status.NOT_FOUND,
+  409: status.ALREADY_EXISTS,
+  503: status.UNAVAILABLE,
+  504: status.DEADLINE_EXCEEDED,
+};
 
 export interface GrpcSessionContext {
   runtime: SimRuntime;
@@ -28,11 +39,18 @@ export interface GrpcSessionContext {
   streamError: () => { code: number; details: string };
   /** Called once when the call ends, whatever the outcome. */
   onEnd: (s: GrpcGenerateSession) => void;
+  /** The PD leg this call plays, if any. */
+  pd: PdLeg | undefined;
+  /** The worker is shutting down. */
+  closing: () => boolean;
 }
 
-export class GrpcGenerateSession implements TokenSink {
+export class GrpcGenerateSession implements TokenSink, PdHost {
   private handle: GenerationHandle | undefined;
   private settled = false;
+  /** The leg's onFinished ran; its vLLM handoff, if any, rides on every later complete. */
+  private legFinished = false;
+  private kvTransferParamsJson: string | undefined;
   /** Per choice: tokens emitted so far, and whether its complete went out. */
   private readonly emitted: number[];
   private readonly done: boolean[];
@@ -70,22 +88,64 @@ export class GrpcGenerateSession implements TokenSink {
     if (fail === 'head' || fail === 0) {
       // Headers first, so the client sees a started call that then fails.
       this.call.sendMetadata(new Metadata());
-      this.fail();
+      this.dropByFault();
       return;
     }
+    const pd = this.ctx.pd;
+    if (pd === undefined) {
+      this.proceed();
+      return;
+    }
+    // A servicer that accepted a PD request has started its call; the bootstrap wait or the KV
+    // fetch that follows may last a whole deadline, and the client should see the call is alive.
+    this.call.sendMetadata(new Metadata());
+    if (pd.prepare !== undefined) pd.prepare(this);
+    else this.proceed();
+  }
+
+  proceed(): void {
+    if (this.settled || this.handle !== undefined) return;
     this.handle = this.ctx.engine.submit(
       {
         promptTokens: this.request.inputIds.length,
         choices: this.plans.length,
         maxTokens: this.maxTokens,
         prompts: this.prompt === undefined ? undefined : [this.prompt],
+        remoteKv: this.ctx.pd?.remoteKv === true,
       },
       this,
     );
   }
 
+  onAdmitted(): void {
+    if (!this.settled) this.ctx.pd?.onAdmitted?.(this);
+  }
+
+  kvReady(): void {
+    this.handle?.kvReady();
+  }
+
+  recompute(): void {
+    this.handle?.recompute();
+  }
+
+  /** A PD leg ends the call with an engine error: its status mapped to gRPC, its message kept. */
+  fail(httpStatus: number, message: string, type: string): void {
+    if (this.settled) return;
+    if (this.ctx.closing()) {
+      // Shutdown tore down a peer connection first; the call is aborted, not failed.
+      this.settle('aborted');
+      return;
+    }
+    this.settle('failed');
+    const code = GRPC_CODE_FOR_HTTP[httpStatus] ?? status.INTERNAL;
+    this.call.emit('error', { code, details: `${message} (${type})` });
+  }
+
   onStep(index: number): void {
     if (this.settled) return;
+    // The last step produces the last tokens: hand the KV over before their completes go out.
+    if (index + 1 >= this.maxTokens) this.finishLeg();
     for (let c = 0; c < this.plans.length; c++) {
       const plan = this.plans[c];
       if (plan === undefined || this.done[c] === true || index >= plan.length) continue;
@@ -98,10 +158,12 @@ export class GrpcGenerateSession implements TokenSink {
       if (emitted === plan.length) this.complete(c, plan.finish, [token]);
     }
     const fail = this.ctx.failAfter;
-    if (typeof fail === 'number' && index + 1 >= fail) this.fail();
+    if (typeof fail === 'number' && index + 1 >= fail) this.dropByFault();
   }
 
   onFinish(): void {
+    if (this.settled) return;
+    this.finishLeg();
     if (this.settled) return;
     // Choices planned with no tokens (max_new_tokens 0) complete here.
     for (let c = 0; c < this.plans.length; c++) {
@@ -139,8 +201,20 @@ export class GrpcGenerateSession implements TokenSink {
       finish,
       plan,
       this.counts(c),
+      this.kvTransferParamsJson,
     );
     this.write(msg);
+  }
+
+  /** Once, when the engine produced every token: the leg's handoff (SGLang room, vLLM pin). */
+  private finishLeg(): void {
+    if (this.legFinished) return;
+    this.legFinished = true;
+    const params = this.ctx.pd?.onFinished?.()?.['kv_transfer_params'];
+    // vLLM answers null params by leaving the field out.
+    if (params !== undefined && params !== null) {
+      this.kvTransferParamsJson = JSON.stringify(params);
+    }
   }
 
   private counts(c: number): Counts {
@@ -156,7 +230,7 @@ export class GrpcGenerateSession implements TokenSink {
     if (!this.settled) this.call.write(msg);
   }
 
-  private fail(): void {
+  private dropByFault(): void {
     if (this.settled) return;
     this.settle('dropped');
     this.call.emit('error', this.ctx.streamError());
@@ -173,8 +247,11 @@ export class GrpcGenerateSession implements TokenSink {
     const stats = this.ctx.stats;
     stats.running--;
     if (outcome === 'completed') stats.completed++;
+    else if (outcome === 'failed') stats.failed++;
     else if (outcome === 'aborted') stats.aborted++;
     else stats.faultsFired++;
+    // Rooms and pins are released on every exit but success, where the leg already handed over.
+    if (outcome !== 'completed') this.ctx.pd?.onEnd?.();
     this.ctx.onEnd(this);
   }
 }

@@ -2,6 +2,7 @@
 // names but not their messages (grpc-mode.md §1.5): SGLang and TokenSpeed echo request_id and
 // report running totals; vLLM sends no request_id and delta counts; the field holding the output
 // cap is max_new_tokens or max_tokens; Abort carries one id and a reason or a list of ids.
+import { ENGINE_PROTOS } from '@switchyard/protos';
 import type { SimRuntime } from './options.js';
 import type { ChoicePlan } from './grpc-answer.js';
 import type { SimTokenizer } from './sim-tokenizer.js';
@@ -23,6 +24,11 @@ export interface GrpcGenerate {
   kvTransferParams: Record<string, unknown> | undefined;
   /** The DP rank the router chose (SGLang, vLLM); recorded, not acted on. */
   dataParallelRank: number | undefined;
+}
+
+/** An RPC's full method path, the key under which stats count it. */
+export function rpcPath(runtime: SimRuntime, rpc: string): string {
+  return `/${ENGINE_PROTOS[runtime].service}/${rpc}`;
 }
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };

@@ -115,12 +115,11 @@ class SimHttpWorker implements SimWorker {
     server.on('request', this.dispatch);
   }
 
-  /** Starts the bootstrap listener; NIXL decodes are then pointed at it too. */
+  /** Starts the bootstrap listener (which NIXL decodes are then pointed at too). */
   async listenBootstrap(host: string, port: number): Promise<void> {
     this.bootstrapServer = await startBootstrapServer(this.ctx, host, port);
     this.bootstrapPort = (this.bootstrapServer.address() as AddressInfo).port;
     this.info.bootstrapPort = this.bootstrapPort;
-    this.ctx.side.port = this.bootstrapPort;
   }
 
   stats(): SimStats {

@@ -72,7 +72,10 @@ export async function handleMooncakeQuery(
   res.once('close', cancel);
 }
 
-/** Starts the bootstrap listener of a prefill worker. */
+/**
+ * Starts the bootstrap listener of a prefill worker. It serves the KV reads too, so NIXL decodes
+ * are pointed at it (`side.port`): on a gRPC worker it is the only HTTP port there is.
+ */
 export async function startBootstrapServer(
   w: WorkerContext,
   host: string,
@@ -116,5 +119,6 @@ export async function startBootstrapServer(
       resolve();
     });
   });
+  w.side.port = (server.address() as AddressInfo).port;
   return server;
 }
