@@ -10,11 +10,18 @@ const BOOTSTRAP_TIMEOUT_SECS = { sglang: 300, tokenspeed: 120, vllm: 300 } as co
 export function resolveSimOptions(opts: SimWorkerOptions = {}): ResolvedSimOptions {
   const runtime = opts.runtime ?? 'sglang';
   const role = opts.role ?? 'regular';
+  const protocol = opts.protocol ?? 'http';
+  // A prefill always serves a bootstrap server (the decode must reach it). A gRPC vLLM worker
+  // with a connector needs one too: any request may make it a prefill, and decodes read its KV
+  // over HTTP, which its gRPC port does not speak. Ephemeral by default.
+  const bootstrap =
+    role === 'prefill' ||
+    (protocol === 'grpc' && runtime === 'vllm' && opts.kvConnector !== undefined);
   const r: ResolvedSimOptions = {
     host: opts.host ?? '127.0.0.1',
     port: opts.port ?? 0,
     runtime,
-    protocol: opts.protocol ?? 'http',
+    protocol,
     tokenizerDir: opts.tokenizerDir,
     eosTokenId: opts.eosTokenId,
     answerText: opts.answerText,
@@ -39,8 +46,7 @@ export function resolveSimOptions(opts: SimWorkerOptions = {}): ResolvedSimOptio
     blockSize: opts.blockSize ?? 16,
     prefixCache: opts.prefixCache ?? true,
     role,
-    // A prefill always serves a bootstrap server (the decode must reach it); ephemeral by default.
-    bootstrapPort: opts.bootstrapPort ?? (role === 'prefill' ? 0 : undefined),
+    bootstrapPort: opts.bootstrapPort ?? (bootstrap ? 0 : undefined),
     bootstrapTimeoutSecs:
       opts.bootstrapTimeoutSecs ??
       (Object.hasOwn(BOOTSTRAP_TIMEOUT_SECS, runtime) ? BOOTSTRAP_TIMEOUT_SECS[runtime] : 300),
@@ -58,10 +64,6 @@ export function resolveSimOptions(opts: SimWorkerOptions = {}): ResolvedSimOptio
   oneOf('protocol', r.protocol, SIM_PROTOCOLS);
   if (r.eosTokenId !== undefined) requireInt('eosTokenId', r.eosTokenId, 0, 2 ** 32 - 1);
   requireInt('maxContextLength', r.maxContextLength, 2, 2 ** 31 - 1);
-  if (r.protocol === 'grpc' && r.role !== 'regular') {
-    // PD over gRPC (bootstrap rooms, NIXL params) is a later issue; refuse rather than ignore.
-    throw new TypeError('sim: PD roles are not served over gRPC yet (role must be regular)');
-  }
   oneOf('role', r.role, SIM_ROLES);
   if (r.kvConnector !== undefined) oneOf('kvConnector', r.kvConnector, SIM_KV_CONNECTORS);
   requireInt('port', r.port, 0, 65_535);
