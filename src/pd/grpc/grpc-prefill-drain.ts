@@ -82,8 +82,11 @@ export class GrpcPrefillDrain {
     if (this.#ended) return;
     this.#ended = true;
     this.deps.clock.clearTimer(this.#grace);
+    // Before the pair formed the prefill has delivered nothing, whether or not its stream had
+    // started: the pair failed to start on the prefill's side (SMG's one code for it).
     const started = !(err instanceof EngineCallError) || !err.beforeStart;
-    const { error, outcome } = legError(this.h, err, started ? 'stream' : 'start');
+    const kind = this.#phase === 'pair' || !started ? 'start' : 'stream';
+    const { error, outcome } = legError(this.h, err, kind);
     // Aborted by the gateway (client gone): not the worker's fault.
     if (!this.ctx.signal.aborted) this.h.worker.circuit.record(outcome);
     endLeg(this.h, 'dispose');
