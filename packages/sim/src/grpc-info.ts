@@ -3,8 +3,10 @@
 // proto (grpc-mode.md §1.2-1.4); unknown fields would be dropped by the encoder anyway, but each
 // builder sets only what its proto has so the shapes stay readable.
 import type { EngineLoad } from './engine.js';
+import type { PdQueues } from './info.js';
 import type { ResolvedSimOptions } from './options.js';
 import type { SimTokenizer } from './sim-tokenizer.js';
+import { disaggregationMetrics, disaggregationMode } from './info.js';
 
 type Msg = Record<string, unknown>;
 
@@ -34,6 +36,8 @@ export function modelInfo(opts: ResolvedSimOptions, tok: SimTokenizer): Msg {
 
 export interface ServerState {
   kvEngineId: string;
+  /** The prefill's bootstrap listener, once bound. */
+  bootstrapPort: number | undefined;
   load: EngineLoad;
   active: number;
   startedAtMs: number;
@@ -66,11 +70,12 @@ export function serverInfo(opts: ResolvedSimOptions, tok: SimTokenizer, s: Serve
     context_length: opts.maxContextLength,
     max_total_tokens: s.load.maxTotalTokens,
     max_running_requests: opts.maxRunningRequests,
-    disaggregation_mode: 'null',
+    disaggregation_mode: disaggregationMode(opts.role),
     is_embedding: false,
     skip_tokenizer_init: true,
     weight_version: opts.weightVersion,
   };
+  if (s.bootstrapPort !== undefined) args['disaggregation_bootstrap_port'] = s.bootstrapPort;
   // TokenSpeed also spells its window vLLM's way (pd-protocols.md, SMG #2466).
   if (!sglang) args['max_num_seqs'] = opts.maxRunningRequests;
   const start = { seconds: String(Math.floor(s.startedAtMs / 1000)), nanos: 0 };
@@ -93,8 +98,11 @@ export function serverInfo(opts: ResolvedSimOptions, tok: SimTokenizer, s: Serve
   return body;
 }
 
-/** GetLoadsResponse for one DP rank (vLLM has no optional sections and no aggregate). */
-export function loads(opts: ResolvedSimOptions, load: EngineLoad): Msg {
+/**
+ * GetLoadsResponse for one DP rank (vLLM has no optional sections and no aggregate; only SGLang's
+ * proto has the PD queues).
+ */
+export function loads(opts: ResolvedSimOptions, load: EngineLoad, pd: PdQueues): Msg {
   const total = load.running + load.waiting;
   const usage = load.usedTokens / load.maxTotalTokens;
   const utilization = load.running / opts.maxRunningRequests;
@@ -120,6 +128,9 @@ export function loads(opts: ResolvedSimOptions, load: EngineLoad): Msg {
   if (opts.runtime === 'vllm') return body;
   entry['num_waiting_uncached_tokens'] = load.waitingUncachedTokens;
   entry['queues'] = { waiting: load.waiting, grammar: 0, paused: 0, retracted: 0 };
+  const disaggregation =
+    opts.runtime === 'sglang' ? disaggregationMetrics(opts.role, load, pd) : undefined;
+  if (disaggregation !== undefined) entry['disaggregation'] = disaggregation;
   body['aggregate'] = {
     total_running_reqs: load.running,
     total_waiting_reqs: load.waiting,

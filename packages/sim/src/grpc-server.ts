@@ -129,6 +129,7 @@ class SimGrpcWorker implements SimWorker {
           null,
           info.serverInfo(this.opts, this.tokenizer, {
             kvEngineId: this.kvEngineId,
+            bootstrapPort: this.bootstrapPort,
             load: this.sim.load(),
             active: stats.running,
             startedAtMs: this.startedAtMs,
@@ -137,7 +138,10 @@ class SimGrpcWorker implements SimWorker {
         ),
       ),
       GetLoads: counted('GetLoads', (_c: Unary, cb: Reply) =>
-        cb(null, info.loads(this.opts, this.sim.load())),
+        cb(
+          null,
+          info.loads(this.opts, this.sim.load(), { bootstrapping: this.ctx.rooms.bootstrapping() }),
+        ),
       ),
       GetTokenizer: counted('GetTokenizer', this.getTokenizer),
       SubscribeKvEvents: unimplemented,

@@ -41,7 +41,8 @@ export function modelsBody(info: WorkerInfo): unknown {
   };
 }
 
-function disaggregationMode(role: SimRole): string {
+/** SGLang's `--disaggregation-mode`: 'null' (its default, as text), 'prefill' or 'decode'. */
+export function disaggregationMode(role: SimRole): string {
   return role === 'regular' ? 'null' : role;
 }
 
@@ -82,6 +83,29 @@ export function modelInfoBody(info: WorkerInfo): unknown {
   };
 }
 
+/**
+ * SGLang's per-rank PD queues (`DisaggregationMetrics`), the same over HTTP and gRPC; none for a
+ * regular worker.
+ */
+export function disaggregationMetrics(
+  role: SimRole,
+  load: EngineLoad,
+  pd: PdQueues,
+): Record<string, unknown> | undefined {
+  if (role === 'regular') return undefined;
+  const decode = role === 'decode';
+  return {
+    mode: role,
+    prefill_prealloc_queue_reqs: decode ? 0 : pd.bootstrapping,
+    prefill_inflight_queue_reqs: 0,
+    decode_prealloc_queue_reqs: decode ? load.waiting : 0,
+    decode_transfer_queue_reqs: decode ? load.awaitingKv : 0,
+    decode_retracted_queue_reqs: 0,
+    kv_transfer_speed_gb_s: 0,
+    kv_transfer_latency_ms: 0,
+  };
+}
+
 /** The `/v1/loads` body SMG's load monitor reads (`GetLoadsResponse`), for one DP rank. */
 export function loadsBody(info: WorkerInfo, load: EngineLoad, pd: PdQueues): unknown {
   const total = load.running + load.waiting;
@@ -101,19 +125,8 @@ export function loadsBody(info: WorkerInfo, load: EngineLoad, pd: PdQueues): unk
     num_waiting_uncached_tokens: load.waitingUncachedTokens,
     queues: { waiting: load.waiting, grammar: 0, paused: 0, retracted: 0 },
   };
-  if (info.role !== 'regular') {
-    const decode = info.role === 'decode';
-    entry['disaggregation'] = {
-      mode: info.role,
-      prefill_prealloc_queue_reqs: decode ? 0 : pd.bootstrapping,
-      prefill_inflight_queue_reqs: 0,
-      decode_prealloc_queue_reqs: decode ? load.waiting : 0,
-      decode_transfer_queue_reqs: decode ? load.awaitingKv : 0,
-      decode_retracted_queue_reqs: 0,
-      kv_transfer_speed_gb_s: 0,
-      kv_transfer_latency_ms: 0,
-    };
-  }
+  const disaggregation = disaggregationMetrics(info.role, load, pd);
+  if (disaggregation !== undefined) entry['disaggregation'] = disaggregation;
   return {
     timestamp: new Date().toISOString(),
     version: VERSIONS[info.runtime],

@@ -211,6 +211,32 @@ void describe('SGLang and TokenSpeed PD over gRPC', () => {
     }
   });
 
+  void it('GetServerInfo and GetLoads report the PD role', async () => {
+    const args = async (c: EngineClient): Promise<Record<string, Msg>> => {
+      const info = await unary(c, 'GetServerInfo');
+      return (info['server_args'] as { fields: Record<string, Msg> }).fields;
+    };
+    const p = await args(prefill.c);
+    assert.equal(p['disaggregation_mode']?.['stringValue'], 'prefill');
+    assert.equal(p['disaggregation_bootstrap_port']?.['numberValue'], prefill.w.bootstrapPort);
+    assert.equal((await args(decode.c))['disaggregation_mode']?.['stringValue'], 'decode');
+    const ts = await args(tsPrefill.c);
+    assert.equal(ts['disaggregation_mode']?.['stringValue'], 'prefill');
+    assert.equal(ts['max_num_seqs']?.['numberValue'], 256);
+    // A prefill waiting for its decode is in SGLang's bootstrap (prealloc) queue.
+    const waiting = collect(prefill.c, 'Generate', pdRequest('sglang', 'load-1', '52', prefill.w));
+    await waitForStats(prefill.w, (s) => s.roomsOpen === 1);
+    const loads = await unary(prefill.c, 'GetLoads', {});
+    const entry = (loads['loads'] as Msg[])[0] ?? {};
+    const pd = entry['disaggregation'] as Msg;
+    assert.equal(pd['mode'], 'prefill');
+    assert.equal(pd['prefill_prealloc_queue_reqs'], 1);
+    await unary(prefill.c, 'Abort', { request_id: 'load-1' });
+    await waiting;
+    const dl = await unary(decode.c, 'GetLoads', {});
+    assert.equal(((dl['loads'] as Msg[])[0]?.['disaggregation'] as Msg)['mode'], 'decode');
+  });
+
   void it('a regular gRPC worker ignores the bootstrap fields', async () => {
     const regular = await start('sglang', {});
     assert.equal(regular.w.bootstrapPort, undefined);
@@ -220,5 +246,9 @@ void describe('SGLang and TokenSpeed PD over gRPC', () => {
     const s = regular.w.stats();
     assert.deepEqual([s.kvTransfers, s.roomsOpen, s.completed], [0, 0, 1]);
     assert.deepEqual(s.roomsSeen, ['49'], 'the room is recorded all the same');
+    const info = await unary(regular.c, 'GetServerInfo');
+    const fields = (info['server_args'] as { fields: Record<string, Msg> }).fields;
+    assert.equal(fields['disaggregation_mode']?.['stringValue'], 'null');
+    assert.equal(fields['disaggregation_bootstrap_port'], undefined);
   });
 });

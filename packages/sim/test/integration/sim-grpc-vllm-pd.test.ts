@@ -8,7 +8,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { SimWorker, SimWorkerOptions } from '../../src/index.js';
 import { startSimWorker } from '../../src/index.js';
 import type { EngineClient, StreamResult } from '../helpers/grpc-client.js';
-import { collect, engineClient, generateRequest, parts } from '../helpers/grpc-client.js';
+import { collect, engineClient, generateRequest, parts, unary } from '../helpers/grpc-client.js';
 
 type Msg = Record<string, unknown>;
 /** 40 prompt tokens: two full 16-token KV blocks. */
@@ -91,6 +91,14 @@ void describe('vLLM PD over gRPC', () => {
       assert.deepEqual([ds.kvTransfers, ds.promptsRecomputed], [1, 0]);
       const ps = prefill.w.stats();
       assert.deepEqual([ps.kvTransfersSent, ps.kvPinned], [1, 0]);
+    });
+
+    void it('GetServerInfo reports the connector, kv_both and the engine id', async () => {
+      const info = await unary(prefill.c, 'GetServerInfo');
+      assert.deepEqual(
+        [info['kv_connector'], info['kv_role'], info['kv_engine_id']],
+        ['NixlConnector', 'kv_both', 'engine-p'],
+      );
     });
 
     void it('a decode without the handoff fields recomputes the prompt', async () => {
