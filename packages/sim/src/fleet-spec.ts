@@ -154,9 +154,11 @@ export async function startSimFleetFromSpec(input: SimFleetSpec): Promise<SimFle
 
 /** Shape of `switchyard demo`'s fleet. */
 export interface SimDemoShape {
+  /** Default 2. */
   regular?: number;
-  /** Default 1 over HTTP, 0 over gRPC (PD over gRPC is not simulated yet). */
+  /** Default 1. */
   prefill?: number;
+  /** Default 1. */
   decode?: number;
   /** 'grpc': the workers serve the runtime's gRPC engine service (vLLM included). */
   protocol?: SimProtocol;
@@ -167,18 +169,17 @@ export interface SimDemoShape {
 
 /**
  * The demo fleet: by default 2 regular + 1 prefill + 1 decode SGLang-style workers on the
- * realistic engine, named `regular-N`, `prefill-N`, `decode-N`, all on ephemeral ports. Over
- * gRPC it has no PD pair unless asked (and then fails to start: PD roles are HTTP only).
+ * realistic engine, named `regular-N`, `prefill-N`, `decode-N`, all on ephemeral ports, over
+ * HTTP or (`protocol: 'grpc'`) gRPC alike.
  */
 export function simDemoFleetSpec(shape: SimDemoShape = {}): SimFleetSpec {
   const groups: SimFleetGroup[] = [];
   const add = (role: SimRole, count: number): void => {
     if (count > 0) groups.push({ role, count, workerName: count === 1 ? `${role}-0` : role });
   };
-  const pd = shape.protocol === 'grpc' ? 0 : 1;
   add('regular', shape.regular ?? 2);
-  add('prefill', shape.prefill ?? pd);
-  add('decode', shape.decode ?? pd);
+  add('prefill', shape.prefill ?? 1);
+  add('decode', shape.decode ?? 1);
   return {
     defaults: {
       ...(shape.protocol === undefined ? {} : { protocol: shape.protocol }),

@@ -283,18 +283,23 @@ void describe('gRPC workers in a fleet spec', () => {
 });
 
 void describe('the demo fleet over gRPC', () => {
-  void it('is two regular gRPC workers of the runtime, without a PD pair', async () => {
+  void it('is two regular gRPC workers and a PD pair, the prefill with its bootstrap listener', async () => {
     const fleet = await startSimFleetFromSpec(
-      simDemoFleetSpec({ protocol: 'grpc', runtime: 'vllm' }),
+      simDemoFleetSpec({ protocol: 'grpc', runtime: 'tokenspeed' }),
     );
     try {
       assert.deepEqual(
         fleet.workers.map((w) => [w.name, w.role, w.runtime, w.protocol]),
         [
-          ['regular-0', 'regular', 'vllm', 'grpc'],
-          ['regular-1', 'regular', 'vllm', 'grpc'],
+          ['regular-0', 'regular', 'tokenspeed', 'grpc'],
+          ['regular-1', 'regular', 'tokenspeed', 'grpc'],
+          ['prefill-0', 'prefill', 'tokenspeed', 'grpc'],
+          ['decode-0', 'decode', 'tokenspeed', 'grpc'],
         ],
       );
+      const [prefill] = fleet.byRole('prefill');
+      assert.ok((prefill?.bootstrapPort ?? 0) > 0);
+      assert.equal(fleet.byRole('regular')[0]?.bootstrapPort, undefined);
     } finally {
       await fleet.close();
     }

@@ -91,6 +91,15 @@ void describe('runSimCommand flags', () => {
     );
   });
 
+  void it('serves a PD role over gRPC, with its bootstrap port', async () => {
+    const r = await run(['--protocol', 'grpc', '--role', 'prefill', '--port', '0']);
+    assert.equal(r.code, 0, r.err);
+    assert.match(
+      r.out,
+      /^sim worker sim-\d+ \(sglang, model sim-model, grpc, prefill\) listening on grpc:\/\/127\.0\.0\.1:\d+ \(bootstrap port \d+\)\n$/,
+    );
+  });
+
   void it('prints help and returns 0', async () => {
     const r = await run(['--help']);
     assert.equal(r.code, 0);
