@@ -3,7 +3,8 @@
 //
 // Starting workers:
 //   startSimWorker(opts)            one worker (SimWorkerOptions; engine 'canned' by default);
-//                                   protocol 'grpc' serves the runtime's gRPC engine service
+//                                   protocol 'grpc' serves the runtime's gRPC engine service,
+//                                   PD roles included (worker.bootstrapPort is the HTTP bootstrap)
 //   startSimGrpcWorker(opts)        the same with protocol 'grpc'; worker.grpc records the
 //                                   GenerateRequests and Aborts received
 //   startSimFleet(count, opts)      `count` identical workers on consecutive or ephemeral ports

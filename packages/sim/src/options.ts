@@ -163,9 +163,12 @@ export interface SimWorkerOptions {
   blockSize?: number;
   /** Realistic engine: prefix caching; default true. */
   prefixCache?: boolean;
-  /** PD role (SGLang/TokenSpeed bootstrap protocol); default 'regular'. */
+  /** PD role (SGLang/TokenSpeed bootstrap protocol), over HTTP or gRPC; default 'regular'. */
   role?: SimRole;
-  /** Prefill: port of the bootstrap server (0 = ephemeral; default 0 for prefill, none otherwise). */
+  /**
+   * Port of the HTTP bootstrap server (0 = ephemeral). Default 0 for a prefill and for a gRPC vLLM
+   * worker with a kvConnector (its decodes read KV over HTTP), none otherwise.
+   */
   bootstrapPort?: number | undefined;
   /** Prefill: how long a room waits for its decode peer; default 300 s (tokenspeed 120 s). */
   bootstrapTimeoutSecs?: number;
@@ -263,7 +266,10 @@ export interface SimWorker {
   readonly runtime: SimRuntime;
   readonly role: SimRole;
   readonly engine: SimEngineKind;
-  /** Port of the bootstrap server (prefill), or undefined. */
+  /**
+   * Port of the HTTP bootstrap server (prefill, or gRPC vLLM with a connector), or undefined: what
+   * the gateway must send as bootstrap_port, and the port of a Mooncake remote_bootstrap_addr.
+   */
   readonly bootstrapPort: number | undefined;
   /** vLLM remote_engine_id of this worker. */
   readonly kvEngineId: string;
