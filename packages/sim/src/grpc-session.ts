@@ -96,9 +96,9 @@ export class GrpcGenerateSession implements TokenSink, PdHost {
       this.proceed();
       return;
     }
-    // A servicer that accepted a PD request has started its call; the bootstrap wait or the KV
-    // fetch that follows may last a whole deadline, and the client should see the call is alive.
-    this.call.sendMetadata(new Metadata());
+    // No headers yet: the Python servicers send them with their first message, so a prefill whose
+    // rendezvous expires (or a decode whose KV never lands) fails a call that never started, and
+    // the gateway answers it as a leg that failed to start.
     if (pd.prepare !== undefined) pd.prepare(this);
     else this.proceed();
   }
