@@ -27,7 +27,7 @@ const DEMO_FLAGS: readonly FlagSpec[] = [
     kind: 'enum',
     choices: ['mixed', 'regular', 'pd'],
     default: 'mixed',
-    help: 'Fleet: mixed = regular + PD workers behind one --enable-igw gateway (grpc: regular)',
+    help: 'Fleet: mixed = regular + PD workers behind one --enable-igw gateway',
   },
   {
     name: 'workers',
@@ -50,7 +50,7 @@ const DEMO_FLAGS: readonly FlagSpec[] = [
     kind: 'enum',
     choices: ['http', 'grpc'],
     default: 'http',
-    help: 'How the gateway talks to the workers: grpc = the gateway tokenizes (regular shape)',
+    help: 'How the gateway talks to the workers: grpc = the gateway tokenizes',
   },
   {
     name: 'model',
@@ -90,21 +90,6 @@ export const DEMO_HELP = formatHelp(
   DEMO_FLAGS,
 );
 
-/**
- * The fleet shape: over gRPC only regular workers exist (PD over gRPC is not built yet), so the
- * default becomes `regular` and an explicit PD shape is refused.
- */
-function demoShape(
-  argv: readonly string[],
-  shape: 'mixed' | 'regular' | 'pd',
-  protocol: 'http' | 'grpc',
-): 'mixed' | 'regular' | 'pd' {
-  if (protocol === 'http' || shape === 'regular') return shape;
-  if (argv.some((a) => a === '--shape' || a.startsWith('--shape=')))
-    throw new UsageError(`--shape ${shape} needs --protocol http: PD over gRPC is not built yet`);
-  return 'regular';
-}
-
 async function waitReady(url: string, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -135,10 +120,10 @@ export async function runDemo(argv: readonly string[]): Promise<number> {
   const runtime = flags.runtime as SimRuntime;
   const model = flags.model as string;
   const protocol = flags.protocol as 'http' | 'grpc';
-  const shape = demoShape(argv, flags.shape as 'mixed' | 'regular' | 'pd', protocol);
+  const shape = flags.shape as 'mixed' | 'regular' | 'pd';
   if (protocol === 'http' && runtime === 'vllm')
     throw new UsageError(
-      '--runtime vllm needs --protocol grpc (the HTTP demo fleet uses SGLang-style bootstrap PD)',
+      '--runtime vllm needs --protocol grpc (over HTTP a vLLM connector cannot be discovered)',
     );
   const count = shape === 'pd' ? 0 : Number(flags.workers);
   if (shape !== 'pd' && (count < 1 || count > 64))

@@ -174,12 +174,15 @@ export interface SimDemoShape {
  */
 export function simDemoFleetSpec(shape: SimDemoShape = {}): SimFleetSpec {
   const groups: SimFleetGroup[] = [];
-  const add = (role: SimRole, count: number): void => {
-    if (count > 0) groups.push({ role, count, workerName: count === 1 ? `${role}-0` : role });
+  // vLLM hands KV over only through a connector; its PD pair uses NIXL (gRPC discovers it).
+  const pd: SimFleetGroup = shape.runtime === 'vllm' ? { kvConnector: 'NixlConnector' } : {};
+  const add = (role: SimRole, count: number, extra: SimFleetGroup = {}): void => {
+    if (count > 0)
+      groups.push({ ...extra, role, count, workerName: count === 1 ? `${role}-0` : role });
   };
   add('regular', shape.regular ?? 2);
-  add('prefill', shape.prefill ?? 1);
-  add('decode', shape.decode ?? 1);
+  add('prefill', shape.prefill ?? 1, pd);
+  add('decode', shape.decode ?? 1, pd);
   return {
     defaults: {
       ...(shape.protocol === undefined ? {} : { protocol: shape.protocol }),
