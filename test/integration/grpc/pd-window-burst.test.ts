@@ -1,0 +1,92 @@
+// The over-window PD burst of seed 001 over gRPC, scaled down: 12 TokenSpeed requests against a
+// decode whose running window is 4. With decode admission off the failure mode appears (prefill
+// rooms expire at their bootstrap deadline and fail their pairs as prefill_worker_failed_to_start,
+// the decode aborted at once); with admission on nothing fails and the decode never holds more
+// than its window.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { assertAllReleased, waitFor } from '../../helpers/gateway.js';
+import { startGrpcPdSetup } from '../../helpers/grpc-pd-fleet.js';
+import { postJson } from '../../helpers/http.js';
+import type { PdSetup } from '../../helpers/pd-fleet.js';
+
+const WINDOW = 4;
+const BURST = 12;
+const setups: PdSetup[] = [];
+after(async () => {
+  for (const s of setups) await s.close();
+});
+
+async function burst(admission: boolean): Promise<{
+  pd: PdSetup;
+  ok: number;
+  codes: string[];
+  maxRunning: number;
+}> {
+  // Time scale 0.1: 400 output tokens take ~3 s simulated (0.3 s wall) per wave, longer than the
+  // 2 s simulated bootstrap deadline, so rooms beyond the window cannot be joined in time.
+  const common = { engine: 'realistic', timeScale: 0.1 } as const;
+  const pd = await startGrpcPdSetup({
+    runtime: 'tokenspeed',
+    prefill: { ...common, bootstrapTimeoutSecs: 2 },
+    decode: { ...common, maxRunningRequests: WINDOW, waitingTimeoutSecs: 1 },
+    flags: ['--disable-retries', ...(admission ? [] : ['--disable-pd-decode-admission'])],
+  });
+  setups.push(pd);
+  const decode = pd.decodes[0];
+  assert.ok(decode);
+  let maxRunning = 0;
+  const sampler = setInterval(() => {
+    maxRunning = Math.max(maxRunning, decode.stats().running);
+  }, 2);
+  const results = await Promise.all(
+    Array.from({ length: BURST }, async (_, i) => {
+      const res = await postJson(`${pd.gateway.url}/generate`, {
+        text: `burst request ${i}`,
+        sampling_params: { max_new_tokens: 400, ignore_eos: true },
+      });
+      await res.arrayBuffer();
+      return res.status === 200
+        ? 'ok'
+        : (res.headers.get('x-smg-error-code') ?? String(res.status));
+    }),
+  );
+  clearInterval(sampler);
+  return {
+    pd,
+    ok: results.filter((c) => c === 'ok').length,
+    codes: results.filter((c) => c !== 'ok'),
+    maxRunning,
+  };
+}
+
+test('admission off: prefill rooms expire and the overflow fails fast on the prefill leg', async () => {
+  const { pd, codes, maxRunning } = await burst(false);
+  assert.ok(maxRunning > WINDOW, 'without admission the decode is sent more rooms than its window');
+  assert.ok(
+    codes.length >= BURST - WINDOW - 2,
+    `expected most of the overflow to fail, ${codes.length} failed`,
+  );
+  assert.ok(
+    codes.every((c) => c === 'prefill_worker_failed_to_start'),
+    `failures: ${codes.join(', ')}`,
+  );
+  await waitFor(
+    () => (pd.prefills[0]?.stats().bootstrapTimeouts ?? 0) >= 1,
+    'prefill rooms expired',
+    5000,
+  );
+  await assertAllReleased(pd.gateway);
+});
+
+test('admission on: every request succeeds and the decode never holds more than its window', async () => {
+  const { pd, ok, maxRunning } = await burst(true);
+  assert.equal(ok, BURST);
+  assert.ok(
+    maxRunning <= WINDOW,
+    `the decode had ${maxRunning} requests in flight; its window is ${WINDOW}`,
+  );
+  assert.equal(pd.prefills[0]?.stats().bootstrapTimeouts, 0);
+  assert.equal(pd.decodes[0]?.stats().transferTimeouts, 0);
+  await assertAllReleased(pd.gateway);
+});
