@@ -1,9 +1,15 @@
 // The PD burst of SMG PR #2466, full size: 64 TokenSpeed-style PD requests at one decode whose
 // running window is 16, with TokenSpeed's 120 s bootstrap deadline and the 300 s decode deadline,
 // run on the simulator at time scale 0.01 (every duration 100x shorter; the table reports simulated
-// seconds). Decode admission off (what SMG does) vs on, side by side in one run.
+// seconds). Decode admission off (what SMG does) vs on, side by side in one run, over HTTP and over
+// gRPC. The gRPC rows run at time scale 0.1: there the gateway detokenizes every streamed token,
+// and at 0.01 the burst's ~137 000 tokens per wall second would outrun one gateway core, so the
+// rows would measure the gateway's CPU instead of admission. `--pd-admission-wait-secs` is
+// wall-clock, so it is scaled with the rows (30 s at 0.01, 300 s at 0.1): every row then has the
+// same budget in simulated seconds.
 //
 //   node --import tsx bench/pd-burst/run.ts [--burst 64] [--window 16] [--tokens 12000]
+//     [--transport both|http|grpc]
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { startPdGateway } from '../lib/in-process-pd.js';
@@ -17,6 +23,7 @@ const { values } = parseArgs({
     burst: { type: 'string', default: '64' },
     window: { type: 'string', default: '16' },
     tokens: { type: 'string', default: '12000' },
+    transport: { type: 'string', default: 'both' },
   },
 });
 const BURST = Number(values.burst);
@@ -24,9 +31,16 @@ const WINDOW = Number(values.window);
 // Long enough that one wave of 16 decodes (tokens x (6 + 0.35 x 16) ms) outlasts the 120 s
 // bootstrap deadline: rooms beyond the first window cannot be joined in time without admission.
 const TOKENS = Number(values.tokens);
-const SCALE = 0.01;
+type Transport = 'http' | 'grpc';
+const SCALES: Record<Transport, number> = { http: 0.01, grpc: 0.1 };
+/** The admission wait budget at time scale 0.01, in wall seconds: 3000 simulated seconds. */
+const WAIT_SECS_AT_HUNDREDTH = 30;
+const TRANSPORTS: Transport[] =
+  values.transport === 'both' ? ['http', 'grpc'] : [values.transport as Transport];
 
 interface Outcome {
+  transport: Transport;
+  timeScale: number;
   admission: string;
   ok: number;
   failed: number;
@@ -37,12 +51,24 @@ interface Outcome {
   decodeMaxRunning: number;
 }
 
-async function run(admission: boolean): Promise<Outcome> {
+/** Polls /readiness: a gRPC gateway serves once it has loaded the model's tokenizer. */
+async function ready(url: string): Promise<void> {
+  for (;;) {
+    const res = await request(`${url}/readiness`);
+    await res.body.dump();
+    if (res.statusCode === 200) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function run(transport: Transport, admission: boolean): Promise<Outcome> {
+  const SCALE = SCALES[transport];
   const common = {
     engine: 'realistic',
     timeScale: SCALE,
     runtime: 'tokenspeed',
     outputTokens: TOKENS,
+    protocol: transport,
   } as const;
   const prefill = await startSimWorker({ ...common, role: 'prefill', bootstrapTimeoutSecs: 120 });
   const decode = await startSimWorker({
@@ -58,10 +84,13 @@ async function run(admission: boolean): Promise<Outcome> {
       '--disable-retries',
       '--request-timeout-secs',
       '600',
+      '--pd-admission-wait-secs',
+      String(Math.round((WAIT_SECS_AT_HUNDREDTH * SCALE) / 0.01)),
       ...(admission ? [] : ['--disable-pd-decode-admission']),
     ],
   );
   try {
+    await ready(gateway.url);
     let maxRunning = 0;
     const sampler = setInterval(
       () => (maxRunning = Math.max(maxRunning, decode.stats().running)),
@@ -99,6 +128,8 @@ async function run(admission: boolean): Promise<Outcome> {
     const wallMs = performance.now() - start;
     const ttfts = results.filter((r) => r.ok).map((r) => r.ttft / 1000 / SCALE);
     return {
+      transport,
+      timeScale: SCALE,
       admission: admission ? 'on' : 'off',
       ok: results.filter((r) => r.ok).length,
       failed: results.filter((r) => !r.ok).length,
@@ -114,13 +145,18 @@ async function run(admission: boolean): Promise<Outcome> {
   }
 }
 
-const outcomes = [await run(false), await run(true)];
+const outcomes: Outcome[] = [];
+for (const transport of TRANSPORTS) {
+  outcomes.push(await run(transport, false), await run(transport, true));
+}
 console.log(
-  `\nPD burst: ${BURST} requests, decode window ${WINDOW}, ${TOKENS} output tokens, deadlines 120 s / 300 s (simulated; time scale ${SCALE})\n`,
+  `\nPD burst: ${BURST} requests, decode window ${WINDOW}, ${TOKENS} output tokens, deadlines 120 s / 300 s (simulated seconds)\n`,
 );
 console.log(
   markdownTable(
     [
+      'transport',
+      'time scale',
       'decode admission',
       'ok',
       'failed',
@@ -131,6 +167,8 @@ console.log(
       'decode max in flight',
     ],
     outcomes.map((o) => [
+      o.transport,
+      o.timeScale,
       o.admission,
       o.ok,
       o.failed,
@@ -143,5 +181,5 @@ console.log(
   ),
 );
 console.log(
-  `results: ${writeResult('pd-burst', { burst: BURST, window: WINDOW, tokens: TOKENS, timeScale: SCALE, outcomes })}`,
+  `results: ${writeResult('pd-burst', { burst: BURST, window: WINDOW, tokens: TOKENS, outcomes })}`,
 );
