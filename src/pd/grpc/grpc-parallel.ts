@@ -14,12 +14,12 @@ import type { Clock, Timer } from '@switchyard/kit';
 import type { GenerateCall } from '../../engine/types.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { Outcome } from '../../workers/circuit-breaker.js';
-import { answerFromCall } from '../../grpc/call-answer.js';
-import { engineInput, freshRequestId, responseMeta } from '../../grpc/engine-input.js';
+import { engineInput, freshRequestId } from '../../grpc/engine-input.js';
 import type { Answer } from '../../routing/answer.js';
 import { routerSeriesOf } from '../../routing/router-series.js';
 import { bootstrapHost } from '../bootstrap.js';
 import { DEFAULT_BOOTSTRAP_PORT } from '../kv-transfer.js';
+import { answerFromDecode } from './decode-answer.js';
 import { endLeg, legError, startGrpcLeg, type GrpcLeg } from './grpc-leg.js';
 import type { GrpcPdAttempt, GrpcPdDeps } from './grpc-pd-deps.js';
 import { GrpcPrefillDrain } from './grpc-prefill-drain.js';
@@ -99,22 +99,9 @@ export async function dispatchGrpcParallel(deps: GrpcPdDeps, a: GrpcPdAttempt): 
 
   prefill.relay();
   series.ttft.observe((performance.now() - p.sentAt) / 1000);
-  routerSeriesOf(deps.metrics).upstreamStatus(200, 'grpc').inc();
-  return answerFromCall(deps, {
-    ctx,
-    plan,
-    prepared,
-    sampling,
-    worker: pair.decode,
-    call: d.call,
-    meta: responseMeta(ctx, requestId, pair.decode, prepared),
-    headers: { 'x-smg-prefill-worker-id': pair.prefill.key },
-    leases: [
-      d.load,
-      ...(d.admission ? [d.admission] : []),
-      { release: (end) => prefill.answerEnded(end) },
-    ],
-  });
+  return answerFromDecode(deps, a, d, requestId, true, [
+    { release: (end) => prefill.answerEnded(end) },
+  ]);
 }
 
 /**

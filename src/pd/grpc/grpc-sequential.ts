@@ -9,8 +9,7 @@
  * own worker only; a leg never contacted records nothing.
  */
 import { EngineCallError, type GenerateInput, type SamplingInput } from '../../engine/types.js';
-import { answerFromCall } from '../../grpc/call-answer.js';
-import { engineInput, freshRequestId, responseMeta } from '../../grpc/engine-input.js';
+import { engineInput, freshRequestId } from '../../grpc/engine-input.js';
 import { startedInTime } from '../../grpc/start-wait.js';
 import type { Answer } from '../../routing/answer.js';
 import type { RequestContext } from '../../routing/request-context.js';
@@ -24,6 +23,7 @@ import {
   type ConnectorPlan,
 } from '../kv-transfer.js';
 import { shouldSkipPrefill, type KvConnectorMode, type SkipInputs } from '../skip-prefill.js';
+import { answerFromDecode } from './decode-answer.js';
 import { endLeg, legError, startGrpcLeg, type GrpcLeg } from './grpc-leg.js';
 import type { GrpcPdAttempt, GrpcPdDeps } from './grpc-pd-deps.js';
 
@@ -147,18 +147,7 @@ export async function dispatchGrpcSequential(deps: GrpcPdDeps, a: GrpcPdAttempt)
   series.ttft.observe((performance.now() - started) / 1000);
   if (kvJson !== undefined)
     series.kvTransferDuration.observe((performance.now() - prefillEndedAt) / 1000);
-  routerSeriesOf(metrics).upstreamStatus(200, 'grpc').inc();
-  return answerFromCall(deps, {
-    ctx,
-    plan,
-    prepared,
-    sampling,
-    worker: pair.decode,
-    call: d.call,
-    meta: responseMeta(ctx, requestId, pair.decode, prepared),
-    ...(skip ? {} : { headers: { 'x-smg-prefill-worker-id': pair.prefill.key } }),
-    leases: d.admission ? [d.load, d.admission] : [d.load],
-  });
+  return answerFromDecode(deps, a, d, requestId, !skip);
 }
 
 /**
