@@ -1,7 +1,7 @@
 // The over-window PD burst of seed 001 over gRPC, scaled down: 12 TokenSpeed requests against a
 // decode whose running window is 4. With decode admission off the failure mode appears (prefill
-// rooms expire at their bootstrap deadline and fail their pairs as prefill_worker_failed_to_start,
-// the decode aborted at once); with admission on nothing fails and the decode never holds more
+// rooms expire at their bootstrap deadline and fail their pairs as a leg that failed to start, the
+// partner aborted at once); with admission on nothing fails and the decode never holds more
 // than its window.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
@@ -67,10 +67,14 @@ test('admission off: prefill rooms expire and the overflow fails fast on the pre
     codes.length >= BURST - WINDOW - 2,
     `expected most of the overflow to fail, ${codes.length} failed`,
   );
+  // Mostly the prefill's expired room; on a loaded machine a decode that joined in time can
+  // still wait out its own (1 s) transfer deadline behind a busy prefill and fail first.
+  const legs = new Set(['prefill_worker_failed_to_start', 'decode_worker_failed_to_start']);
   assert.ok(
-    codes.every((c) => c === 'prefill_worker_failed_to_start'),
+    codes.every((c) => legs.has(c)),
     `failures: ${codes.join(', ')}`,
   );
+  assert.ok(codes.includes('prefill_worker_failed_to_start'), `failures: ${codes.join(', ')}`);
   await waitFor(
     () => (pd.prefills[0]?.stats().bootstrapTimeouts ?? 0) >= 1,
     'prefill rooms expired',
