@@ -33,6 +33,8 @@ type Claim = 'open' | 'completed' | 'aborting';
 
 export class GrpcGenerateCall implements GenerateCall {
   readonly started: Promise<void>;
+  readonly closed: Promise<void>;
+  #resolveClosed!: () => void;
   readonly #call: ClientReadableStream<unknown>;
   readonly #normaliser: OutputNormaliser;
   readonly #deps: GenerateCallDeps;
@@ -70,6 +72,7 @@ export class GrpcGenerateCall implements GenerateCall {
     });
     // A caller that only iterates need not await `started`; its rejection is not unhandled.
     this.started.catch(() => undefined);
+    this.closed = new Promise<void>((resolve) => (this.#resolveClosed = resolve));
     call.on('metadata', () => this.#markStarted());
     call.on('data', (message: unknown) => this.#onData(message));
     call.on('error', (err: ServiceError) => this.#onError(err));
@@ -101,6 +104,7 @@ export class GrpcGenerateCall implements GenerateCall {
     this.#notify();
     if (this.#claim === 'completed') {
       this.#call.cancel();
+      this.#resolveClosed();
       return;
     }
     this.#claim = 'aborting';
@@ -192,6 +196,7 @@ export class GrpcGenerateCall implements GenerateCall {
     this.#deps.clock.clearTimer(this.#connectTimer);
     this.#notify();
     this.#fireDeferredAbort();
+    this.#resolveClosed();
   }
 
   #onEnd(): void {
@@ -201,6 +206,7 @@ export class GrpcGenerateCall implements GenerateCall {
     this.#ended = true;
     this.#notify();
     this.#fireDeferredAbort();
+    this.#resolveClosed();
   }
 
   #markStarted(): void {
@@ -223,6 +229,7 @@ export class GrpcGenerateCall implements GenerateCall {
     this.#rejectStarted(error);
     this.#call.cancel();
     this.#notify();
+    this.#resolveClosed();
   }
 
   #fireDeferredAbort(): void {
@@ -239,6 +246,7 @@ export class GrpcGenerateCall implements GenerateCall {
     this.#deps.clock.clearTimer(this.#deferTimer);
     this.#call.cancel();
     if (this.#error?.beforeStart !== true) this.#deps.abort();
+    this.#resolveClosed();
   }
 
   #notify(): void {

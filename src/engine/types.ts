@@ -146,6 +146,13 @@ export interface GenerateCall extends AsyncIterable<EngineOutput> {
   readonly requestId: string;
   /** Resolves when the engine answered (headers or a first message); rejects if it failed first. */
   readonly started: Promise<void>;
+  /**
+   * Resolves when the call no longer occupies the engine: it ended or failed, or it was cancelled
+   * (with `Abort` unless completed). A deferred call disposed before its first item resolves only
+   * once that item (or the 30 s cap) has come and the abort went out: the engine holds its seat
+   * until then, so whatever admission the call holds must too.
+   */
+  readonly closed: Promise<void>;
   markCompleted(): void;
   deferAbortUntilFirstItem(): this;
   dispose(): void;

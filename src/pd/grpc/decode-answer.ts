@@ -3,7 +3,7 @@ import { answerFromCall } from '../../grpc/call-answer.js';
 import { responseMeta } from '../../grpc/engine-input.js';
 import type { Answer, AnswerLease } from '../../routing/answer.js';
 import { routerSeriesOf } from '../../routing/router-series.js';
-import type { GrpcLeg } from './grpc-leg.js';
+import { releaseWhenClosed, type GrpcLeg } from './grpc-leg.js';
 import type { GrpcPdAttempt, GrpcPdDeps } from './grpc-pd-deps.js';
 
 export function answerFromDecode(
@@ -27,6 +27,8 @@ export function answerFromDecode(
     call: d.call,
     meta: responseMeta(ctx, requestId, pair.decode, a.prepared),
     headers: prefillRan ? { 'x-smg-prefill-worker-id': pair.prefill.key } : undefined,
-    leases: [d.load, ...(d.admission ? [d.admission] : []), ...extra],
+    // Released when the answer ends, but given back only once the decode call is over: a decode
+    // deferring its abort still holds its seat in the engine's window.
+    leases: [{ release: () => releaseWhenClosed(d) }, ...extra],
   });
 }

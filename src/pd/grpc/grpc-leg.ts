@@ -42,13 +42,24 @@ export function startGrpcLeg(
   }
 }
 
-/** Releases the leg's leases; `how` says what happens to a call that has not completed. */
+/**
+ * Ends the leg; `how` says what happens to a call that has not completed. Its leases are released
+ * when the call is really over: a decode whose abort waits for its first item still holds a seat
+ * in the engine's running window, so it keeps its load and its room claim until then.
+ */
 export function endLeg(h: GrpcLeg, how: 'completed' | 'dispose' | 'now'): void {
   if (how === 'completed') h.call.markCompleted();
   if (how === 'now') h.call.disposeNow();
   else h.call.dispose();
-  h.load.release();
-  h.admission?.release();
+  releaseWhenClosed(h);
+}
+
+/** The leg's load and admission, given back once its call no longer occupies the engine. */
+export function releaseWhenClosed(h: GrpcLeg): void {
+  void h.call.closed.then(() => {
+    h.load.release();
+    h.admission?.release();
+  });
 }
 
 /** The client's error for a leg that failed, with the status mapped from the gRPC code. */

@@ -21,7 +21,7 @@ import { bootstrapHost } from '../bootstrap.js';
 import { DEFAULT_BOOTSTRAP_PORT } from '../kv-transfer.js';
 import { answerFromDecode } from './decode-answer.js';
 import { endLeg, legError, startGrpcLeg, type GrpcLeg } from './grpc-leg.js';
-import type { GrpcPdAttempt, GrpcPdDeps } from './grpc-pd-deps.js';
+import { takeClaim, takeSlot, type GrpcPdAttempt, type GrpcPdDeps } from './grpc-pd-deps.js';
 import { GrpcPrefillDrain } from './grpc-prefill-drain.js';
 import { mintGrpcRoom } from './rooms.js';
 
@@ -57,11 +57,17 @@ export async function dispatchGrpcParallel(deps: GrpcPdDeps, a: GrpcPdAttempt): 
     pair.prefill,
     deps.engines.get(pair.prefill),
     prefillInput,
-    a.slot,
+    takeSlot(a),
   );
   let d: GrpcLeg;
   try {
-    d = startGrpcLeg('decode', pair.decode, deps.engines.get(pair.decode), decodeInput, a.claim);
+    d = startGrpcLeg(
+      'decode',
+      pair.decode,
+      deps.engines.get(pair.decode),
+      decodeInput,
+      takeClaim(a),
+    );
   } catch (err) {
     endLeg(p, 'now');
     throw err;

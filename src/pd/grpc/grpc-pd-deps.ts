@@ -1,6 +1,7 @@
 /** What the gRPC PD dispatches need, and one attempt's inputs. */
 import type { PrefillSlot } from '../../admission/prefill-admission.js';
 import type { DecodeClaim } from '../../admission/decode-admission.js';
+import type { AdmittedPair } from '../pair-selector.js';
 import type { EngineClient, SamplingInput } from '../../engine/types.js';
 import type { GrpcPlan } from '../../grpc/plan.js';
 import type { PreparedPrompt } from '../../grpc/prepare.js';
@@ -21,6 +22,22 @@ export interface GrpcPdAttempt {
   /** The client's sampling with the model's defaults: what the decode runs and the stops enforce. */
   sampling: SamplingInput;
   pair: Pair;
-  slot: PrefillSlot | undefined;
-  claim: DecodeClaim | undefined;
+  /**
+   * What admission gave the attempt. A leg that takes the slot or the claim (`takeSlot`,
+   * `takeClaim`) owns it from then on and releases it when its call is over; the router
+   * releases only what no leg took.
+   */
+  admitted: AdmittedPair;
+}
+
+export function takeSlot(a: GrpcPdAttempt): PrefillSlot | undefined {
+  const slot = a.admitted.slot;
+  a.admitted.slot = undefined;
+  return slot;
+}
+
+export function takeClaim(a: GrpcPdAttempt): DecodeClaim | undefined {
+  const claim = a.admitted.claim;
+  a.admitted.claim = undefined;
+  return claim;
 }

@@ -80,7 +80,7 @@ export class GrpcPdRouter {
         plan.sampling,
         pair.decode.labels.default_sampling_params_json,
       );
-      const attempt = { ctx, plan, prepared, sampling, ...admitted };
+      const attempt = { ctx, plan, prepared, sampling, pair, admitted };
       const runtime = pair.prefill.runtime;
       if (runtime === 'vllm') return await dispatchGrpcSequential(this.deps, attempt);
       if (runtime === 'sglang' || runtime === 'tokenspeed')
@@ -91,7 +91,7 @@ export class GrpcPdRouter {
         { retryable: false },
       );
     } catch (err) {
-      // Normally released when their legs end; this covers every other exit.
+      // What no leg took is released here; a leg releases its own when its call is over.
       admitted?.slot?.release();
       admitted?.claim?.release();
       // The client left: nobody to answer, and nothing to retry.

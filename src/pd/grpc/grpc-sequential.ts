@@ -25,7 +25,7 @@ import {
 import { shouldSkipPrefill, type KvConnectorMode, type SkipInputs } from '../skip-prefill.js';
 import { answerFromDecode } from './decode-answer.js';
 import { endLeg, legError, startGrpcLeg, type GrpcLeg } from './grpc-leg.js';
-import type { GrpcPdAttempt, GrpcPdDeps } from './grpc-pd-deps.js';
+import { takeClaim, takeSlot, type GrpcPdAttempt, type GrpcPdDeps } from './grpc-pd-deps.js';
 
 /**
  * The skip predicate's inputs on the gRPC path: there is no encode leg (EPD is not built) and
@@ -91,7 +91,7 @@ export async function dispatchGrpcSequential(deps: GrpcPdDeps, a: GrpcPdAttempt)
 
   const skip = shouldSkipPrefill(grpcSkipInputs(plan.sampling.n, connector.mode));
   // Fan-out sends no prefill request, so it holds no prefill slot.
-  if (skip) a.slot?.release();
+  if (skip) takeSlot(a)?.release();
   else {
     const transferId =
       connector.mode === 'mooncake' && connector.engineId ? mintTransferId() : undefined;
@@ -104,7 +104,13 @@ export async function dispatchGrpcSequential(deps: GrpcPdDeps, a: GrpcPdAttempt)
       logprobs: undefined,
       kvTransferParamsJson: tag,
     };
-    const p = startGrpcLeg('prefill', pair.prefill, deps.engines.get(pair.prefill), probe, a.slot);
+    const p = startGrpcLeg(
+      'prefill',
+      pair.prefill,
+      deps.engines.get(pair.prefill),
+      probe,
+      takeSlot(a),
+    );
     const returned = await drainProbe(p, ctx, deps);
     series.prefillDuration.observe((performance.now() - p.sentAt) / 1000);
     prefillEndedAt = performance.now();
@@ -135,7 +141,7 @@ export async function dispatchGrpcSequential(deps: GrpcPdDeps, a: GrpcPdAttempt)
     pair.decode,
     deps.engines.get(pair.decode),
     decodeInput,
-    a.claim,
+    takeClaim(a),
   );
   // Only a decode with a handoff may be mid-transfer when the client leaves.
   if (kvJson !== undefined) d.call.deferAbortUntilFirstItem();

@@ -101,11 +101,15 @@ test('deferred: no abort while no item was sent; the first item releases it', as
   const call = r.client.generate(request('defer-1')).deferAbortUntilFirstItem();
   await waitFor(() => r.streams.length === 1, 'the Generate to arrive');
   call.dispose();
+  let closed = false;
+  void call.closed.then(() => (closed = true));
   await r.clock.settle(29_000);
   await r.roundTrip();
   assert.deepEqual(r.aborts, [], 'no abort before the first item');
+  assert.equal(closed, false, 'the engine still holds the call: not closed');
   r.streams[0]!.write(CHUNK);
   await waitFor(() => r.aborts.length === 1, 'the Abort after the first item');
+  await call.closed;
   assert.deepEqual(r.aborts, [{ request_id: 'defer-1', reason: 'Stream dropped' }]);
 });
 

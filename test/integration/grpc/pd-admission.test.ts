@@ -102,6 +102,9 @@ test('prefill admission: queue full and queue timeout are 429s, never retried', 
       '--retry-initial-backoff-ms',
       '1',
     ],
+    // The holder's decode waits for KV its hung prefill never sends; its deferred abort (and with
+    // it its load) ends when the engine gives up on the transfer.
+    decode: { waitingTimeoutSecs: 2.5 },
   });
   setups.push(pd);
   const [prefill] = pd.prefills;
@@ -156,4 +159,37 @@ test('a retried attempt goes through prefill admission again', async () => {
   );
   await assertAllReleased(pd.gateway);
   assert.equal(prefillSlotsHeld(pd), 0);
+});
+
+test('a decode deferring its abort keeps its room claim until the engine lets it go', async () => {
+  const pd = await startGrpcPdSetup({
+    runtime: 'sglang',
+    flags: ['--disable-retries'],
+    // The decode gives up on the KV after 1 s: its first item, which ends the deferral.
+    decode: { maxRunningRequests: 1, waitingTimeoutSecs: 1 },
+  });
+  setups.push(pd);
+  const [prefill, decode] = [pd.prefills[0], pd.decodes[0]];
+  assert.ok(prefill && decode);
+  prefill.setFaults({ hang: true });
+  const gone = new AbortController();
+  const pending = fetch(`${pd.gateway.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(chat('leave while the decode waits for KV')),
+    signal: gone.signal,
+  }).catch(() => undefined);
+  await waitFor(() => decode.stats().running === 1, 'the decode to take its seat');
+  gone.abort();
+  await pending;
+  await waitFor(() => (prefill.grpc?.aborts.length ?? 0) === 1, 'the prefill Abort');
+  // The engine still runs the decode: its room stays claimed, so no other request is sent a
+  // room the window does not have.
+  assert.equal(decode.stats().running, 1);
+  assert.equal(decodeRoomsClaimed(pd), 1, 'the claim outlives the client while the decode runs');
+  await waitFor(() => (decode.grpc?.aborts.length ?? 0) === 1, 'the deferred decode Abort', {
+    timeoutMs: 5000,
+  });
+  await assertAllReleased(pd.gateway);
+  assert.equal(decodeRoomsClaimed(pd), 0);
 });
