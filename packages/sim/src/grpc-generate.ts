@@ -77,6 +77,14 @@ export function handleGenerate(
       call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details: leg });
       return;
     }
+    if (leg !== undefined && gen.bootstrap !== undefined && gen.n > 1) {
+      // One room carries one sequence's KV: n samples on it would pre-allocate it n times.
+      call.emit('error', {
+        code: grpc.status.INVALID_ARGUMENT,
+        details: `n=${gen.n} samples cannot share bootstrap room ${gen.bootstrap.room}; send one request per sample`,
+      });
+      return;
+    }
     pd = leg;
     if (answersOneToken(pd)) plans = plans.map(firstTokenOnly);
   }

@@ -8,10 +8,11 @@ import { EngineCallError, type EngineClient, type GenerateCall } from '../../eng
 import type { GenerateInput } from '../../engine/types.js';
 import type { ErrorCode } from '../../errors/catalog.js';
 import { GatewayError } from '../../errors/gateway-error.js';
-import type { Lease } from '../../util/lease.js';
+import { lease, type Lease } from '../../util/lease.js';
 import { outcomeForStatus, type Outcome } from '../../workers/circuit-breaker.js';
 import type { Worker } from '../../workers/worker.js';
 import type { PdLeg } from '../leg-errors.js';
+import { FanoutCall } from './fanout-call.js';
 
 export interface GrpcLeg {
   readonly leg: PdLeg;
@@ -23,23 +24,39 @@ export interface GrpcLeg {
   readonly sentAt: number;
 }
 
-/** Sends the leg; the load lease is taken now, synchronously with the caller's selection. */
+/**
+ * Sends the leg: one call per input (a fan-out split into single-sample calls is one leg, its
+ * calls merged), each with its own load lease, taken now, synchronously with the selection.
+ */
 export function startGrpcLeg(
   leg: PdLeg,
   worker: Worker,
   client: EngineClient,
-  input: GenerateInput,
+  inputs: readonly GenerateInput[],
   admission: Lease | undefined,
 ): GrpcLeg {
-  const load = worker.acquireLoad();
+  const loads: Lease[] = [];
+  const calls: GenerateCall[] = [];
   try {
-    const call = client.generate(input);
-    return { leg, worker, call, load, admission, sentAt: performance.now() };
+    for (const input of inputs) {
+      loads.push(worker.acquireLoad());
+      calls.push(client.generate(input));
+    }
   } catch (err) {
-    // Building or serializing the engine request failed before any call existed.
-    load.release();
+    // Building or serializing an engine request failed: the calls already made are dropped.
+    for (const c of calls) c.disposeNow();
+    for (const l of loads) l.release();
     throw err;
   }
+  const call = calls.length === 1 && calls[0] !== undefined ? calls[0] : new FanoutCall(calls);
+  const load = loads.length === 1 && loads[0] !== undefined ? loads[0] : allOf(loads);
+  return { leg, worker, call, load, admission, sentAt: performance.now() };
+}
+
+function allOf(leases: readonly Lease[]): Lease {
+  return lease(() => {
+    for (const l of leases) l.release();
+  });
 }
 
 /**

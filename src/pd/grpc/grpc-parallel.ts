@@ -11,9 +11,10 @@
  * so the engine is never torn down mid-handoff.
  */
 import type { Clock, Timer } from '@switchyard/kit';
-import type { GenerateCall } from '../../engine/types.js';
+import type { GenerateCall, GenerateInput } from '../../engine/types.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { Outcome } from '../../workers/circuit-breaker.js';
+import type { Worker } from '../../workers/worker.js';
 import { engineInput, freshRequestId } from '../../grpc/engine-input.js';
 import type { Answer } from '../../routing/answer.js';
 import { routerSeriesOf } from '../../routing/router-series.js';
@@ -37,26 +38,28 @@ type Race =
 
 export async function dispatchGrpcParallel(deps: GrpcPdDeps, a: GrpcPdAttempt): Promise<Answer> {
   const { ctx, plan, prepared, pair, sampling } = a;
-  const bootstrap = {
-    host: bootstrapHost(pair.prefill.url),
-    port: pair.prefill.bootstrapPort ?? DEFAULT_BOOTSTRAP_PORT,
+  // One dispatch per sample, each with its own room and request id: samples cannot share a room.
+  const host = bootstrapHost(pair.prefill.url);
+  const port = pair.prefill.bootstrapPort ?? DEFAULT_BOOTSTRAP_PORT;
+  const samples = plan.sampling.n;
+  const one = samples > 1 ? { ...sampling, n: 1 } : sampling;
+  const dispatches = Array.from({ length: samples }, () => ({
+    requestId: freshRequestId(ctx),
     room: mintGrpcRoom(pair.prefill.runtime),
-  };
-  const requestId = freshRequestId(ctx);
+  }));
+  const inputs = (worker: Worker): GenerateInput[] =>
+    dispatches.map(({ requestId, room }) => ({
+      ...engineInput(plan, prepared, worker, one, requestId),
+      bootstrap: { host, port, room },
+    }));
+  // The answer's id: the first dispatch's (the only one unless the request fans out).
+  const requestId = dispatches[0]?.requestId ?? freshRequestId(ctx);
   const series = routerSeriesOf(deps.metrics).pd(ctx.modelLabel, pair.prefill.runtime);
-  const prefillInput = {
-    ...engineInput(plan, prepared, pair.prefill, sampling, requestId),
-    bootstrap,
-  };
-  const decodeInput = {
-    ...engineInput(plan, prepared, pair.decode, sampling, requestId),
-    bootstrap,
-  };
   const p = startGrpcLeg(
     'prefill',
     pair.prefill,
     deps.engines.get(pair.prefill),
-    prefillInput,
+    inputs(pair.prefill),
     takeSlot(a),
   );
   let d: GrpcLeg;
@@ -65,7 +68,7 @@ export async function dispatchGrpcParallel(deps: GrpcPdDeps, a: GrpcPdAttempt): 
       'decode',
       pair.decode,
       deps.engines.get(pair.decode),
-      decodeInput,
+      inputs(pair.decode),
       takeClaim(a),
     );
   } catch (err) {

@@ -108,7 +108,7 @@ export async function dispatchGrpcSequential(deps: GrpcPdDeps, a: GrpcPdAttempt)
       'prefill',
       pair.prefill,
       deps.engines.get(pair.prefill),
-      probe,
+      [probe],
       takeSlot(a),
     );
     const returned = await drainProbe(p, ctx, deps);
@@ -140,7 +140,7 @@ export async function dispatchGrpcSequential(deps: GrpcPdDeps, a: GrpcPdAttempt)
     'decode',
     pair.decode,
     deps.engines.get(pair.decode),
-    decodeInput,
+    [decodeInput],
     takeClaim(a),
   );
   // Only a decode with a handoff may be mid-transfer when the client leaves.

@@ -208,3 +208,62 @@ test('a retry re-selects the pair with a fresh room and a new request id', async
   );
   await assertAllReleased(pd.gateway);
 });
+
+test('n > 1: one dispatch per sample, each with its own room, merged into one answer', async () => {
+  const pd = await startGrpcPdSetup({
+    runtime: 'sglang',
+    flags: ['--disable-retries', '--prefill-max-inflight-requests-per-worker', '1'],
+    decode: { answerText: DECODE_ANSWER, maxRunningRequests: 4 },
+  });
+  setups.push(pd);
+  const [prefill, decode] = [pd.prefills[0], pd.decodes[0]];
+  assert.ok(prefill && decode);
+  const client = clientOf(pd);
+  const stream = await client.chat.completions.create({
+    model: 'qwen3',
+    messages: [{ role: 'user', content: 'Two answers' }],
+    n: 3,
+    stream: true,
+  });
+  const texts = ['', '', ''];
+  let finished = 0;
+  for await (const chunk of stream) {
+    for (const c of chunk.choices) {
+      texts[c.index] += c.delta?.content ?? '';
+      if (c.finish_reason !== null) finished++;
+    }
+  }
+  assert.deepEqual(texts, [DECODE_ANSWER, DECODE_ANSWER, DECODE_ANSWER]);
+  assert.equal(finished, 3, 'one finish per choice');
+
+  const ps = generateRequests(prefill);
+  const ds = generateRequests(decode);
+  assert.equal(ps.length, 3, 'one prefill dispatch per sample');
+  assert.equal(ds.length, 3, 'one decode dispatch per sample');
+  for (const r of [...ps, ...ds]) assert.equal((r.sampling_params as Req).n, 1);
+  const roomOf = (r: Req) => (r.disaggregated_params as Req).bootstrap_room;
+  assert.equal(new Set(ds.map(roomOf)).size, 3, 'a room per sample');
+  assert.equal(new Set(ds.map((r) => r.request_id)).size, 3, 'a request id per sample');
+  for (const d of ds) {
+    const p = ps.find((x) => x.request_id === d.request_id);
+    assert.deepEqual(p?.disaggregated_params, d.disaggregated_params, 'each pair shares its room');
+  }
+  await waitForStats(decode, (s) => s.kvTransfers === 3 && s.running === 0, 3000);
+
+  // Not streamed: the same split, the answer collected.
+  const whole = await client.chat.completions.create({
+    model: 'qwen3',
+    messages: [{ role: 'user', content: 'Two whole answers' }],
+    n: 2,
+  });
+  assert.deepEqual(
+    whole.choices.map((c) => [c.index, c.message.content]),
+    [
+      [0, DECODE_ANSWER],
+      [1, DECODE_ANSWER],
+    ],
+  );
+  await assertAllReleased(pd.gateway);
+  assert.deepEqual(prefill.grpc?.aborts, []);
+  assert.deepEqual(decode.grpc?.aborts, []);
+});

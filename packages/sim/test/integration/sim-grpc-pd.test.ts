@@ -195,6 +195,17 @@ void describe('SGLang and TokenSpeed PD over gRPC', () => {
     assert.match(r.details, /bootstrap_host/);
   });
 
+  void it('refuses n > 1 samples on one bootstrap room, on either leg', async () => {
+    const req = { ...pdRequest('sglang', 'pd-n2', '77', prefill.w) };
+    req['sampling_params'] = { ...(req['sampling_params'] as Msg), n: 2 };
+    for (const leg of [prefill, decode]) {
+      const r = await collect(leg.c, 'Generate', req);
+      assert.equal(r.code, grpc.status.INVALID_ARGUMENT);
+      assert.match(r.details, /cannot share bootstrap room 77/);
+    }
+    assert.equal(prefill.w.stats().roomsOpen, 0);
+  });
+
   void it('closing the workers ends their waiting legs as aborted and frees every room', async () => {
     const p = await start('sglang', { role: 'prefill' });
     const d = await start('sglang', { role: 'decode' });
