@@ -29,7 +29,8 @@ export function modelIdFor(ctx: RequestContext, worker: Worker): string {
 
 /**
  * The prompt prepared with the model's tokenizer; `cache` keeps it across the request's retries.
- * Each worker's context length is checked, since retries may pick another worker.
+ * Each worker's context length is checked, since retries may pick another worker. With no worker
+ * yet (a request that names its model) only the prompt is prepared.
  */
 export function preparedFor(
   tokenizers: TokenizerLookup,
@@ -38,9 +39,8 @@ export function preparedFor(
   workers: readonly Worker[],
   cache: Map<string, PreparedPrompt>,
 ): PreparedPrompt {
-  const first = workers[0];
-  if (first === undefined) throw new RangeError('preparedFor needs a worker');
-  const modelId = modelIdFor(ctx, first);
+  const modelId = ctx.model !== 'unknown' ? ctx.model : workers[0]?.modelId;
+  if (modelId === undefined) throw new RangeError('preparedFor needs a model or a worker');
   let p = cache.get(modelId);
   if (p === undefined) {
     const tokenizer = tokenizers.get(modelId);
@@ -73,9 +73,12 @@ export function engineInput(
   };
 }
 
-/** A fresh engine request id: the request id plus a UUIDv7, so every dispatch has its own. */
+/**
+ * A fresh engine request id, so every dispatch has its own: the client's `rid` (else the request
+ * id) plus a UUIDv7, as SMG suffixes ids in PD.
+ */
 export function freshRequestId(ctx: RequestContext): string {
-  return `${ctx.requestId}-${uuidv7()}`;
+  return `${ctx.rid ?? ctx.requestId}-${uuidv7()}`;
 }
 
 export function responseMeta(

@@ -3,7 +3,7 @@
  * registration (`kv_connector`, `kv_engine_id`); NIXL params are returned by the prefill and
  * relayed verbatim; Mooncake params are minted by the gateway.
  */
-import { randomUUID } from 'node:crypto';
+import { uuidv7 } from '../util/uuid7.js';
 import type { Worker } from '../workers/worker.js';
 import type { KvConnectorMode } from './skip-prefill.js';
 
@@ -51,7 +51,7 @@ function effectiveEngineId(w: Worker): string | undefined {
 export const NIXL_PREFILL_PARAMS = { do_remote_decode: true, do_remote_prefill: false } as const;
 
 export function mintTransferId(): string {
-  return `xfer-${randomUUID()}`;
+  return `xfer-${uuidv7()}`;
 }
 
 export function mooncakePrefillParams(transferId: string): Record<string, unknown> {

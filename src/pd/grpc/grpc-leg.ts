@@ -119,3 +119,21 @@ export function legError(
   );
   return { error, outcome: 'failure' };
 }
+
+/** grpc's CANCELLED: the gateway's own cancel of a call it retired, not the worker's doing. */
+const CANCELLED = 1;
+
+/**
+ * A retired partner's own outcome reaches its own breaker: a call that had started is a success,
+ * one that had failed on its own a failure; one still pending when it was retired (its failure
+ * is then the gateway's cancel) records nothing.
+ */
+export function recordRetiredOutcome(h: GrpcLeg): void {
+  h.call.started.then(
+    () => h.worker.circuit.record('success'),
+    (err: unknown) => {
+      if (err instanceof EngineCallError && err.code !== CANCELLED)
+        h.worker.circuit.record(legError(h, err, 'start').outcome);
+    },
+  );
+}

@@ -21,7 +21,7 @@ import { routerSeriesOf } from '../../routing/router-series.js';
 import { bootstrapHost } from '../bootstrap.js';
 import { DEFAULT_BOOTSTRAP_PORT } from '../kv-transfer.js';
 import { answerFromDecode } from './decode-answer.js';
-import { endLeg, legError, startGrpcLeg, type GrpcLeg } from './grpc-leg.js';
+import { endLeg, legError, recordRetiredOutcome, startGrpcLeg, type GrpcLeg } from './grpc-leg.js';
 import { takeClaim, takeSlot, type GrpcPdAttempt, type GrpcPdDeps } from './grpc-pd-deps.js';
 import { GrpcPrefillDrain } from './grpc-prefill-drain.js';
 import { mintGrpcRoom } from './rooms.js';
@@ -89,7 +89,8 @@ export async function dispatchGrpcParallel(deps: GrpcPdDeps, a: GrpcPdAttempt): 
     throw err;
   }
   if (race.kind === 'failed') {
-    // The partner is retired at once and hears nothing: only the failed leg is charged.
+    // The partner is retired at once; its breaker hears only what it did itself.
+    recordRetiredOutcome(race.leg === d ? p : d);
     prefill.retire();
     endLeg(d, 'now');
     if (race.outcome !== undefined) race.leg.worker.circuit.record(race.outcome);
@@ -106,7 +107,6 @@ export async function dispatchGrpcParallel(deps: GrpcPdDeps, a: GrpcPdAttempt): 
     throw race.error;
   }
 
-  prefill.relay();
   series.ttft.observe((performance.now() - p.sentAt) / 1000);
   return answerFromDecode(deps, a, d, requestId, true, [
     { release: (end) => prefill.answerEnded(end) },
@@ -140,7 +140,12 @@ function formPair(
     const fail = (leg: GrpcLeg, error: GatewayError, outcome: Outcome | undefined): void =>
       settle(() => resolve({ kind: 'failed', leg, error, outcome }));
     const both = (): void => {
-      if (prefillStarted && decodeStarted) settle(() => resolve({ kind: 'both' }));
+      if (!prefillStarted || !decodeStarted) return;
+      settle(() => {
+        // In the same step: a prefill failure from now on no longer fails the pair.
+        prefill.relay();
+        resolve({ kind: 'both' });
+      });
     };
     const timer: Timer = clock.setTimer(timeoutMs, () => {
       const leg = prefillStarted ? d : prefill.leg;

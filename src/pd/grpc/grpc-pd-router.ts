@@ -61,6 +61,10 @@ export class GrpcPdRouter {
   ): Promise<Answer> {
     let admitted: AdmittedPair | undefined;
     try {
+      // A prompt the model's tokenizer refuses is answered before the request queues for a pair
+      // (a model with no tokenizer is left to selection, which says whether it has workers).
+      if (ctx.model !== 'unknown' && this.deps.tokenizers.get(ctx.model) !== undefined)
+        preparedFor(this.deps.tokenizers, ctx, plan, [], cache);
       admitted = await this.#selector.acquire(ctx, plan.sampling.n, budget);
       const { pair, claim } = admitted;
       if (claim && claim.granted < claim.requested)

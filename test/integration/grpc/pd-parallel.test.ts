@@ -267,3 +267,54 @@ test('n > 1: one dispatch per sample, each with its own room, merged into one an
   assert.deepEqual(prefill.grpc?.aborts, []);
   assert.deepEqual(decode.grpc?.aborts, []);
 });
+
+test("the client's rid names the dispatch; a prompt the tokenizer refuses never queues", async () => {
+  const pd = await startGrpcPdSetup({
+    runtime: 'sglang',
+    flags: [
+      '--disable-retries',
+      '--prefill-max-inflight-requests-per-worker',
+      '1',
+      '--prefill-queue-size',
+      '0',
+    ],
+    // The holder's decode waits for KV its hung prefill never sends, until this deadline.
+    decode: { answerText: DECODE_ANSWER, waitingTimeoutSecs: 1 },
+  });
+  setups.push(pd);
+  const [prefill, decode] = [pd.prefills[0], pd.decodes[0]];
+  assert.ok(prefill && decode);
+  const res = await fetch(`${pd.gateway.url}/generate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'qwen3', text: 'Hi', rid: 'client-rid', stream: false }),
+  });
+  assert.equal(res.status, 200, await res.clone().text());
+  await res.arrayBuffer();
+  const [d] = generateRequests(decode);
+  assert.match(String(d?.request_id), /^client-rid-[0-9a-f-]{36}$/, 'rid-<uuidv7> in PD');
+
+  // The only prefill slot is taken and nobody may queue: a token id outside the vocabulary is
+  // still answered 400 from the tokenizer, not 429 from the queue.
+  prefill.setFaults({ hang: true, maxFires: 1 });
+  const holder = new AbortController();
+  const held = fetch(`${pd.gateway.url}/v1/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'qwen3', prompt: 'hold' }),
+    signal: holder.signal,
+  }).catch(() => undefined);
+  await waitFor(() => generateRequests(prefill).length === 2, 'the holder to reach the prefill');
+  const bad = await fetch(`${pd.gateway.url}/v1/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'qwen3', prompt: [1, 2, 999_999_999] }),
+  });
+  assert.equal(bad.status, 400, await bad.clone().text());
+  assert.equal(bad.headers.get('x-smg-error-code'), 'invalid_request_parameters');
+  holder.abort();
+  await held;
+  await waitFor(() => decode.stats().running === 0, 'the holder decode to end', {
+    timeoutMs: 5000,
+  });
+});
