@@ -49,8 +49,18 @@ export const DELIBERATE_DEVIATIONS: readonly Deviation[] = [
   },
   {
     title: 'HTTP and gRPC workers of one model share its traffic',
-    text: "SMG's router is per connection mode; Switchyard sends a model's requests to its HTTP and gRPC workers in proportion to the available workers of each kind, so a model moves between the two by adding and removing workers.",
-    doc: 'docs/grpc.md',
+    text: "SMG's router is per connection mode; Switchyard sends a model's requests to its HTTP and gRPC workers in proportion to the available workers of each kind, so a model moves between the two by adding and removing workers. PD pairs are split the same way, by the pairs each mode can form (a pair never mixes modes).",
+    doc: 'docs/grpc.md, docs/pd.md (PD over gRPC)',
+  },
+  {
+    title: 'A gRPC PD pair fails fast on its first failed leg',
+    text: "SMG's snapshot sends both legs with `tokio::join!` and answers only when both have answered, so a failed prefill waits for its decode's deadline; Switchyard answers the first failure (`prefill_worker_failed_to_start` / `decode_worker_failed_to_start`) at once and aborts the other leg.",
+    doc: 'docs/pd.md (PD over gRPC)',
+  },
+  {
+    title: 'gRPC vLLM fan-out sends no prefill probe and defers no abort',
+    text: "For `n > 1` under NIXL or no connector, SMG's snapshot still sends the one-token prefill probe and defers the decode's abort until its first item; Switchyard sends the decode alone and aborts it at once when the client leaves (there is no handoff to protect).",
+    doc: 'docs/pd.md (PD over gRPC)',
   },
   {
     title: 'A gRPC worker URL has no path and always names its port',
