@@ -6,7 +6,8 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 // its own folder and any folder of a lower layer; importing a higher layer, or the other folder
 // of its own layer, fails lint.
 //
-//   util ← errors ← observability ← upstream | engine | tokenizer ← workers ← admission | policies
+//   util ← errors ← observability ← upstream | engine | tokenizer | parsers ← workers
+//        ← admission | policies
 //        ← routing ← grpc ← pd ← config ← server ← cli | compat
 //
 // Outside the layers: packages/kit imports nothing from the repository; packages/protos only its
@@ -17,7 +18,7 @@ const LAYERS = [
   ['util'],
   ['errors'],
   ['observability'],
-  ['upstream', 'engine', 'tokenizer'],
+  ['upstream', 'engine', 'tokenizer', 'parsers'],
   ['workers'],
   ['admission', 'policies'],
   ['routing'],
