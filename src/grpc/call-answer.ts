@@ -13,6 +13,7 @@ import { bufferAnswer, type Answer, type AnswerEnd, type AnswerLease } from '../
 import type { RequestContext } from '../routing/request-context.js';
 import { outcomeForStatus } from '../workers/circuit-breaker.js';
 import type { Worker } from '../workers/worker.js';
+import { ChatOutput, type ChatParsing } from './chat-output.js';
 import { ChoiceState } from './choice.js';
 import { collect } from './collect.js';
 import { streamFailure } from './engine-errors.js';
@@ -46,6 +47,8 @@ export interface CallAnswerInput {
   headers?: Record<string, string> | undefined;
   /** Held until the answer ends; released here when collecting fails. */
   leases: AnswerLease[];
+  /** Chat with a reasoning or tool parser for the model: how its text is split. */
+  parsing?: ChatParsing | undefined;
   onFirstByte?: (() => void) | undefined;
 }
 
@@ -53,8 +56,16 @@ export async function answerFromCall(deps: CallAnswerDeps, i: CallAnswerInput): 
   const { ctx, plan, prepared, worker, call } = i;
   // One config object for every sample: the decoders compile it once.
   const stops = stopConfig(i.sampling, prepared.tokenizer);
-  const newChoice = (index: number) =>
-    new ChoiceState(index, prepared.tokenizer.stopDecoder(stops), plan.logprobs !== undefined);
+  const parsing = i.parsing;
+  const newChoice = (index: number): ChoiceState => {
+    const c = new ChoiceState(
+      index,
+      prepared.tokenizer.stopDecoder(stops),
+      plan.logprobs !== undefined,
+    );
+    if (parsing !== undefined && plan.stream) c.output = new ChatOutput(parsing);
+    return c;
+  };
   const headers = {
     'x-request-id': ctx.requestId,
     'x-smg-routed-worker-id': worker.key,
@@ -94,7 +105,7 @@ async function collectAnswer(
   const onGone = () => call.dispose();
   ctx.signal.addEventListener('abort', onGone, { once: true });
   try {
-    const body = await collect(call, plan, i.meta, newChoice, prepared, ctx.startTime);
+    const body = await collect(call, plan, i.meta, newChoice, prepared, ctx.startTime, i.parsing);
     // The client left while the samples were collected: nobody to answer, and the engine
     // did nothing wrong (its call was disposed, so what was collected may be partial).
     if (ctx.signal.aborted) throw ctx.signal.reason;

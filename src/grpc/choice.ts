@@ -7,6 +7,7 @@
  */
 import type { EngineChunk, EngineComplete, OutputLogprobs } from '../engine/types.js';
 import type { StopDecoder } from '../tokenizer/types.js';
+import type { ChatOutput, WireToolCall } from './chat-output.js';
 
 /** One output token's logprob entry, in positions the client saw. */
 export interface TokenLogprob {
@@ -29,6 +30,16 @@ export class ChoiceState {
   /** The ids of the last chunk, for `/generate` frames. */
   lastIds: readonly number[] = [];
   readonly logprobs: TokenLogprob[] = [];
+  /** Chat with a reasoning or tool parser, streamed: the incremental split of the text. */
+  output: ChatOutput | undefined;
+  /** Chat with a reasoning or tool parser, not streamed: the whole answer's split. */
+  parsed: { reasoning: string; content: string; toolCalls: WireToolCall[] } | undefined;
+
+  /** The finish reason the client sees: a sample that made tool calls finished with them. */
+  get clientFinishReason(): string {
+    const calls = this.output?.calls ?? this.parsed?.toolCalls.length ?? 0;
+    return calls > 0 ? 'tool_calls' : (this.finishReason ?? 'stop');
+  }
 
   constructor(
     readonly index: number,

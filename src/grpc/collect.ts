@@ -1,5 +1,6 @@
 import type { GenerateCall } from '../engine/types.js';
 import { GatewayError } from '../errors/gateway-error.js';
+import { parseChatAnswer, type ChatParsing } from './chat-output.js';
 import type { ChoiceState } from './choice.js';
 import { finalBody, type ResponseMeta } from './formats.js';
 import type { GrpcPlan } from './plan.js';
@@ -13,6 +14,8 @@ export async function collect(
   newChoice: (index: number) => ChoiceState,
   prepared: PreparedPrompt,
   startTime: number,
+  /** Chat with a reasoning or tool parser: each sample's text is split once it is whole. */
+  parsing?: ChatParsing,
 ): Promise<unknown> {
   const choices = new Map<number, ChoiceState>();
   const outputIds = new Map<number, readonly number[]>();
@@ -26,6 +29,7 @@ export async function collect(
   if (choices.size === 0)
     throw new GatewayError('no_responses_from_server', 'The engine sent no complete response');
   const ordered = [...choices.values()].sort((a, b) => a.index - b.index);
+  if (parsing !== undefined) for (const c of ordered) c.parsed = parseChatAnswer(c.text, parsing);
   return finalBody(plan.kind, meta, ordered, {
     wantLogprobs: plan.logprobs !== undefined,
     echoText: plan.echo ? prepared.text : undefined,

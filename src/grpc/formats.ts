@@ -4,6 +4,7 @@
  * response carries the same `id`, `model`, `created` and `system_fingerprint` (the worker's
  * weight version, "default" when it has none).
  */
+import type { ChatDelta } from './chat-output.js';
 import type { ChoiceState, TokenLogprob } from './choice.js';
 import { usageOf } from './choice.js';
 
@@ -114,6 +115,54 @@ export function deltaFrame(
   return `${deltaPrefix(kind, meta, c)}${JSON.stringify(text)}${close},"logprobs":${logprobs},"finish_reason":null}]}\n\n`;
 }
 
+/**
+ * A chat delta of a sample whose text is parsed: whichever of content, reasoning and tool calls
+ * the piece added ('' when it added nothing, e.g. a held marker prefix).
+ */
+export function chatPartsFrame(
+  meta: ResponseMeta,
+  c: ChoiceState,
+  parts: ChatDelta,
+  logprobsFrom: number,
+  wantLogprobs: boolean,
+): string {
+  const delta: Record<string, unknown> = {};
+  if (parts.content !== '') delta.content = parts.content;
+  if (parts.reasoning !== '') delta.reasoning_content = parts.reasoning;
+  if (parts.toolCalls.length > 0) delta.tool_calls = parts.toolCalls;
+  const moreLogprobs = wantLogprobs && c.logprobs.length > logprobsFrom;
+  if (Object.keys(delta).length === 0 && !moreLogprobs) return '';
+  return sse({
+    id: meta.id,
+    object: 'chat.completion.chunk',
+    created: meta.created,
+    model: meta.model,
+    system_fingerprint: meta.fingerprint,
+    choices: [
+      {
+        index: c.index,
+        delta,
+        logprobs: logprobsSince('chat', meta, c, logprobsFrom, wantLogprobs),
+        finish_reason: null,
+      },
+    ],
+  });
+}
+
+/** A whole chat answer's message: split into reasoning, content and tool calls when parsed. */
+function chatMessage(c: ChoiceState): Record<string, unknown> {
+  const p = c.parsed;
+  if (p === undefined) return { role: 'assistant', content: c.text };
+  const message: Record<string, unknown> = {
+    role: 'assistant',
+    // OpenAI's shape: a message that only calls tools has null content.
+    content: p.content === '' && p.toolCalls.length > 0 ? null : p.content,
+  };
+  if (p.reasoning !== '') message.reasoning_content = p.reasoning;
+  if (p.toolCalls.length > 0) message.tool_calls = p.toolCalls;
+  return message;
+}
+
 /** Chat's first frame of a sample: the assistant role. */
 export function roleFrame(meta: ResponseMeta, index: number): string {
   return sse({
@@ -154,7 +203,7 @@ export function finishFrame(
           index: c.index,
           delta: {},
           logprobs: null,
-          finish_reason: c.finishReason ?? 'stop',
+          finish_reason: c.clientFinishReason,
           matched_stop: c.matchedStop ?? null,
         },
       ],
@@ -265,9 +314,9 @@ export function finalBody(
       object: 'chat.completion',
       choices: choices.map((c) => ({
         index: c.index,
-        message: { role: 'assistant', content: c.text },
+        message: chatMessage(c),
         logprobs: opts.wantLogprobs ? chatLogprobs(meta, c.logprobs) : null,
-        finish_reason: c.finishReason ?? 'stop',
+        finish_reason: c.clientFinishReason,
         matched_stop: c.matchedStop ?? null,
       })),
     };

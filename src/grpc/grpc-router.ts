@@ -24,9 +24,11 @@ import { outcomeForStatus } from '../workers/circuit-breaker.js';
 import type { Worker } from '../workers/worker.js';
 import { answerFromCall } from './call-answer.js';
 import { startFailure } from './engine-errors.js';
+import { chatParsingFor, type ModelParsers } from './chat-parsing.js';
 import {
   engineInput,
   freshRequestId,
+  modelIdFor,
   preparedFor,
   responseMeta,
   type TokenizerLookup,
@@ -51,6 +53,8 @@ export interface GrpcRouterDeps {
   engines: { get(worker: Worker): EngineClient };
   /** The tokenizer registered for a model id. */
   tokenizers: TokenizerLookup;
+  /** Tool-call and reasoning parsers by model (chat answers). */
+  parsers?: ModelParsers | undefined;
 }
 
 export class GrpcRouter {
@@ -130,6 +134,7 @@ export class GrpcRouter {
       call,
       meta: responseMeta(ctx, requestId, worker, prepared),
       leases: [load],
+      parsing: chatParsingFor(plan, prepared.text, modelIdFor(ctx, worker), this.deps.parsers),
       onFirstByte: () => series.ttft.observe((performance.now() - ctx.startTime) / 1000),
     });
   }

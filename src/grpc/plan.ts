@@ -10,6 +10,7 @@ import type { RequestContext } from '../routing/request-context.js';
 import type { ChatTemplateInput } from '../tokenizer/types.js';
 import type { JsonObject } from '../util/json.js';
 import { badParam, chatSampling, completionSampling, generateSampling } from './sampling.js';
+import { chatToolsOf, toolConstraint, type ChatTools } from './tools.js';
 
 export type PromptInput =
   | { kind: 'chat'; input: ChatTemplateInput }
@@ -26,6 +27,10 @@ export interface GrpcPlan {
   /** Completions: put the prompt text in front of the output. */
   echo: boolean;
   prompt: PromptInput;
+  /** Chat: the tools the model may call (undefined: none, or `tool_choice: "none"`). */
+  tools?: ChatTools | undefined;
+  /** Chat: split reasoning from content when the model has a reasoning parser (SMG's default). */
+  separateReasoning?: boolean;
 }
 
 function isObject(v: unknown): v is JsonObject {
@@ -84,24 +89,38 @@ function topLogprobs(body: JsonObject, field: string): number | undefined {
   return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? Math.min(v, 20) : undefined;
 }
 
+/** `required` and named tool choices are enforced by a constraint: it cannot join another. */
+function withToolConstraint(sampling: SamplingInput, tools: ChatTools | undefined): SamplingInput {
+  const constraint = tools === undefined ? undefined : toolConstraint(tools);
+  if (constraint === undefined) return sampling;
+  if (sampling.constraint !== undefined)
+    throw badParam(
+      'A \'tool_choice\' of "required" or a named function cannot be combined with response_format, regex, ebnf, json_schema or structural_tag',
+    );
+  return { ...sampling, constraint };
+}
+
 export function planFor(ctx: RequestContext): GrpcPlan {
   const body = ctx.body;
   const streamOptions = isObject(body.stream_options) ? body.stream_options : undefined;
   const includeUsage = streamOptions?.include_usage === true;
   switch (ctx.endpoint) {
     case 'chat': {
+      const tools = chatToolsOf(body);
       const input: ChatTemplateInput = {
         messages: chatMessages(body),
         addGenerationPrompt: true,
         continueFinalMessage: body.continue_final_message === true,
         chatTemplateKwargs: kwargs(body),
-        tools: Array.isArray(body.tools) && body.tool_choice !== 'none' ? body.tools : undefined,
+        tools: tools?.templateTools,
       };
       return {
         kind: 'chat',
         stream: ctx.stream,
         includeUsage,
-        sampling: chatSampling(body),
+        sampling: withToolConstraint(chatSampling(body), tools),
+        tools,
+        separateReasoning: body.separate_reasoning !== false,
         logprobs:
           body.logprobs === true ? { topLogprobs: topLogprobs(body, 'top_logprobs') } : undefined,
         echo: false,

@@ -8,6 +8,7 @@ import { EngineCallError, type EngineOutput, type GenerateCall } from '../engine
 import { PushBody } from '../upstream/body-source.js';
 import type { ChoiceState } from './choice.js';
 import {
+  chatPartsFrame,
   deltaFrame,
   DONE,
   finishFrame,
@@ -123,6 +124,20 @@ export class GenerateStreamBody extends PushBody {
         frames += deltaFrame('completion', meta, c, this.#o.echoText, c.logprobs.length, false);
     }
     const from = c.logprobs.length;
+    const parsed = c.output;
+    if (parsed !== undefined) {
+      // Chat whose text is parsed: reasoning, content and tool calls as the parsers split them.
+      if (out.kind === 'chunk')
+        return frames + chatPartsFrame(meta, c, parsed.push(c.onChunk(out)), from, wantLogprobs);
+      const last = parsed.push(c.onComplete(out, true));
+      const rest = parsed.finish();
+      const merged = {
+        reasoning: last.reasoning + rest.reasoning,
+        content: last.content + rest.content,
+        toolCalls: [...last.toolCalls, ...rest.toolCalls],
+      };
+      return frames + chatPartsFrame(meta, c, merged, from, wantLogprobs);
+    }
     if (out.kind === 'chunk') {
       const text = c.onChunk(out);
       if (plan.kind === 'generate') return frames + generateFrame(meta, c, undefined);

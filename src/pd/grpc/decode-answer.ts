@@ -1,6 +1,7 @@
 /** The client's answer of a gRPC PD pair: the decode leg's call, holding the decode's leases. */
 import { answerFromCall } from '../../grpc/call-answer.js';
-import { responseMeta } from '../../grpc/engine-input.js';
+import { chatParsingFor } from '../../grpc/chat-parsing.js';
+import { modelIdFor, responseMeta } from '../../grpc/engine-input.js';
 import type { Answer, AnswerLease } from '../../routing/answer.js';
 import { routerSeriesOf } from '../../routing/router-series.js';
 import { releaseWhenClosed, type GrpcLeg } from './grpc-leg.js';
@@ -26,6 +27,7 @@ export function answerFromDecode(
     worker: pair.decode,
     call: d.call,
     meta: responseMeta(ctx, requestId, pair.decode, a.prepared),
+    parsing: chatParsingFor(a.plan, a.prepared.text, modelIdFor(ctx, pair.decode), deps.parsers),
     headers: prefillRan ? { 'x-smg-prefill-worker-id': pair.prefill.key } : undefined,
     // Released when the answer ends, but given back only once the decode call is over: a decode
     // deferring its abort still holds its seat in the engine's window.

@@ -3,6 +3,7 @@ import type { PrefillSlot } from '../../admission/prefill-admission.js';
 import type { DecodeClaim } from '../../admission/decode-admission.js';
 import type { AdmittedPair } from '../pair-selector.js';
 import type { EngineClient, SamplingInput } from '../../engine/types.js';
+import type { ModelParsers } from '../../grpc/chat-parsing.js';
 import type { GrpcPlan } from '../../grpc/plan.js';
 import type { PreparedPrompt } from '../../grpc/prepare.js';
 import type { RequestContext } from '../../routing/request-context.js';
@@ -12,6 +13,8 @@ import type { Pair, PdDeps } from '../pd-deps.js';
 export interface GrpcPdDeps extends Omit<PdDeps, 'pools'> {
   /** The engine client of a registered gRPC worker. */
   engines: { get(worker: Worker): EngineClient };
+  /** Tool-call and reasoning parsers by model (chat answers). */
+  parsers?: ModelParsers | undefined;
 }
 
 /** One attempt: the admitted pair, the prepared prompt and the sampling the client asked for. */

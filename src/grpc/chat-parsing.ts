@@ -1,0 +1,61 @@
+/**
+ * Which parsers a chat answer goes through: the model's reasoning parser (unless the request
+ * sets `separate_reasoning: false`) and, when the request has tools, the model's tool parser.
+ * Reasoning starts at the first token only when the parser's models never print the opening tag,
+ * or when the rendered prompt itself ends inside an open block (the template opened it). A
+ * template's thinking toggle alone does not make a reply without tags reasoning (SMG marks
+ * reasoning as started whenever the template has one, which moves plain replies out of content).
+ */
+import type { ReasoningParser, ToolParser } from '../parsers/types.js';
+import type { ChatParsing } from './chat-output.js';
+import type { GrpcPlan } from './plan.js';
+
+/** The parsers configured for, or detected from, a model id. */
+export interface ModelParsers {
+  /** `--tool-call-parser`, else the model's own; `marker` opens its calls (for the metric). */
+  tool(model: string): { parser: ToolParser; marker?: string | undefined } | undefined;
+  /** `--reasoning-parser`, else the model's own. */
+  reasoning(model: string): ReasoningParser | undefined;
+  /** An answer whose call markup did not parse, by parser name. */
+  onUnparsed?(parser: string): void;
+}
+
+/** Whether `prompt` ends inside an open `start` … `end` block. */
+export function endsInsideBlock(prompt: string, start: string, end: string): boolean {
+  const open = prompt.lastIndexOf(start);
+  return open !== -1 && prompt.lastIndexOf(end) < open;
+}
+
+export function chatParsingFor(
+  plan: GrpcPlan,
+  prompt: string,
+  model: string,
+  parsers: ModelParsers | undefined,
+): ChatParsing | undefined {
+  if (plan.kind !== 'chat' || parsers === undefined) return undefined;
+  const reasoning = plan.separateReasoning === false ? undefined : parsers.reasoning(model);
+  const info = plan.tools;
+  const tool = info === undefined ? undefined : parsers.tool(model);
+  // `auto` needs the model's parser; `required` and a named function are read as JSON.
+  const tools =
+    info !== undefined && (info.mode.kind !== 'auto' || tool !== undefined)
+      ? { info, parser: tool?.parser, marker: tool?.marker }
+      : undefined;
+  if (reasoning === undefined && tools === undefined) return undefined;
+  return {
+    reasoning:
+      reasoning === undefined
+        ? undefined
+        : {
+            parser: reasoning,
+            start: {
+              inReasoning:
+                reasoning.alwaysStartsInReasoning ||
+                endsInsideBlock(prompt, reasoning.startTag, reasoning.endTag),
+            },
+          },
+    tools,
+    model,
+    onUnparsed: parsers.onUnparsed?.bind(parsers),
+  };
+}
