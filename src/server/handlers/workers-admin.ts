@@ -3,13 +3,11 @@
  * (SMG `worker/service.rs`). Registration runs in the background; the reply is 202 at once.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { recordErrorCode, sendError, sendJson } from '../../errors/respond.js';
+import { recordErrorCode, sendJson } from '../../errors/respond.js';
 import { parseWorkerSpec, workerPatchSchema, type WorkerSpec } from '../../workers/spec.js';
 import type { Worker } from '../../workers/worker.js';
 import type { AppContext } from '../app-context.js';
-import type { JsonObject } from '../../util/json.js';
-import { parseJsonObject, readBody } from '../body.js';
+import { readAdminObject } from './admin-json.js';
 
 type WorkerApiCode =
   'WORKER_NOT_FOUND' | 'BAD_REQUEST' | 'WORKER_ALREADY_EXISTS' | 'INTERNAL_SERVER_ERROR';
@@ -52,49 +50,18 @@ export function workerInfo(w: Worker, app: AppContext): Record<string, unknown> 
   };
 }
 
-/**
- * Reads an admin body under the same size limit, deadline, body budget, UTF-8 and nesting rules
- * as inference bodies: a spec is echoed by `GET /workers`, so a body nested past what
- * `JSON.stringify` can walk would otherwise break the listing for everyone. Read errors (413,
- * 408, 503) get the gateway's envelope; a body that is not a JSON object gets the worker API's
- * `BAD_REQUEST`.
- */
-async function readAdminJson(
-  req: IncomingMessage,
-  res: ServerResponse,
-  app: AppContext,
-): Promise<JsonObject | undefined> {
-  let raw: Buffer;
-  try {
-    raw = await readBody(
-      req,
-      res,
-      app.config.maxPayloadSize,
-      app.config.requestBodyTimeoutSecs * 1000,
-      app.bodyBudget,
-      app.clock,
-    );
-  } catch (err) {
-    if (err instanceof GatewayError) sendError(res, err);
-    else res.destroy();
-    return undefined;
-  }
-  try {
-    return parseJsonObject(raw);
-  } catch (err) {
-    workerError(res, 400, 'BAD_REQUEST', `Invalid JSON body: ${(err as Error).message}`);
-    return undefined;
-  }
-}
-
 async function readSpec(
   req: IncomingMessage,
   res: ServerResponse,
   app: AppContext,
 ): Promise<WorkerSpec | undefined> {
-  const input = await readAdminJson(req, res, app);
-  if (input === undefined) return undefined;
-  const parsed = parseWorkerSpec(input);
+  const read = await readAdminObject(req, res, app);
+  if (read === undefined) return undefined;
+  if ('invalid' in read) {
+    workerError(res, 400, 'BAD_REQUEST', `Invalid JSON body: ${read.invalid}`);
+    return undefined;
+  }
+  const parsed = parseWorkerSpec(read.body);
   if (!parsed.ok) {
     workerError(res, 400, 'BAD_REQUEST', parsed.message);
     return undefined;
@@ -235,11 +202,15 @@ export async function workerById(
       return;
     }
     case 'PATCH': {
-      const input = await readAdminJson(req, res, app);
-      if (input === undefined) return;
+      const read = await readAdminObject(req, res, app);
+      if (read === undefined) return;
+      if ('invalid' in read) {
+        workerError(res, 400, 'BAD_REQUEST', `Invalid JSON body: ${read.invalid}`);
+        return;
+      }
       let patch;
       try {
-        patch = workerPatchSchema.parse(input);
+        patch = workerPatchSchema.parse(read.body);
       } catch (err) {
         workerError(res, 400, 'BAD_REQUEST', `Invalid update: ${(err as Error).message}`);
         return;
