@@ -186,6 +186,16 @@ test('a partial start marker is held, then released once it cannot be one', () =
   assert.deepEqual(s.finish(), r(''));
 });
 
+test("kimi's Unicode markers split mid-marker", () => {
+  const kimi = REASONING_PARSERS.get('kimi')!;
+  const s = kimi.stream(OFF);
+  assert.deepEqual(s.push('normal '), r('', 'normal '));
+  assert.deepEqual(s.push('◁thi'), r(''));
+  assert.deepEqual(s.push('nk▷reasoning'), r('reasoning'));
+  assert.deepEqual(s.push('◁/think▷answer'), r('', 'answer'));
+  assert.deepEqual(s.finish(), r(''));
+});
+
 test('a held partial marker is flushed by finish as the kind of its part', () => {
   const qwen3 = REASONING_PARSERS.get('qwen3')!;
   const before = qwen3.stream(OFF);
