@@ -14,6 +14,7 @@ import { kimiK25 } from './kimi-k25.js';
 import { kimiThinking } from './kimi-thinking.js';
 import { minimax } from './minimax.js';
 import { nanoV3 } from './nano-v3.js';
+import { passthrough } from './passthrough.js';
 import { qwen3 } from './qwen3.js';
 import { qwen3Thinking } from './qwen3-thinking.js';
 import { step3 } from './step3.js';
@@ -21,6 +22,7 @@ import { step3 } from './step3.js';
 export const REASONING_PARSERS: ReadonlyMap<string, ReasoningParser> = new Map(
   [
     base,
+    passthrough,
     deepseekR1,
     qwen3,
     qwen3Thinking,

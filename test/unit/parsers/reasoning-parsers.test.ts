@@ -10,7 +10,7 @@ import type {
   ReasoningStart,
 } from '../../../src/parsers/types.js';
 
-const MARKER_PAIRS = [...REASONING_PARSERS.values()];
+const MARKER_PAIRS = [...REASONING_PARSERS.values()].filter((p) => p.name !== 'passthrough');
 
 /** Streams `chunks` through a fresh stream and concatenates every step and the finish. */
 function streamed(
