@@ -10,6 +10,7 @@
  */
 import { findFirst, safeLength } from '../holdback.js';
 import type { ToolCall, ToolParser, ToolStream, ToolStreamStep } from '../types.js';
+import { UntilMarker } from './until-marker.js';
 import { parseWhole } from './whole-parse.js';
 
 export interface MarkerFormat {
@@ -33,7 +34,7 @@ export function markerToolParser(name: string, format: MarkerFormat): ToolParser
 type Mode = 'text' | 'section' | 'call';
 
 class MarkerStream implements ToolStream {
-  /** Text received and not yet released: a held tail, or the open call's body. */
+  /** Text received and not yet looked at, or held back as a possible marker's start. */
   private buffer = '';
   private mode: Mode = 'text';
   /** Where the open call returns to when it ends. */
@@ -42,8 +43,8 @@ class MarkerStream implements ToolStream {
   private afterMarkup = false;
   /** The current run after markup has shown other text: all of it is content. */
   private runIsContent = false;
-  /** How much of the open call's body is known to hold no end marker. */
-  private scanned = 0;
+  /** The open call's body, up to its end marker. */
+  private readonly body: UntilMarker;
   private nextIndex = 0;
   private readonly textMarkers: string[];
   private readonly sectionMarkers: string[];
@@ -53,6 +54,7 @@ class MarkerStream implements ToolStream {
     // A call outside a section is still a call: SMG's DeepSeek and Kimi streams accept one too.
     this.textMarkers = section ? [section.begin, callBegin] : [callBegin];
     this.sectionMarkers = section ? [callBegin, section.end] : [];
+    this.body = new UntilMarker(format.callEnd);
   }
 
   push(delta: string): ToolStreamStep {
@@ -88,7 +90,6 @@ class MarkerStream implements ToolStream {
     if (marker === this.format.callBegin) {
       this.callInSection = this.mode === 'section';
       this.mode = 'call';
-      this.scanned = 0;
       return;
     }
     // A section marker: entering at its begin, leaving at its end.
@@ -99,23 +100,19 @@ class MarkerStream implements ToolStream {
   /** Closes the open call if its end marker is in; false when it waits for more text. */
   private takeCall(step: ToolStreamStep, final: boolean): boolean {
     const { callBegin, callEnd } = this.format;
-    const end = this.buffer.indexOf(callEnd, this.scanned);
-    if (end === -1) {
+    const found = this.body.add(this.buffer);
+    this.buffer = '';
+    if (found === undefined) {
       if (final) {
-        step.content += callBegin + this.buffer;
-        this.buffer = '';
+        step.content += callBegin + this.body.takeAll();
         this.mode = 'text';
-      } else {
-        // The marker may straddle the next delta, so its first characters are scanned again.
-        this.scanned = Math.max(0, this.buffer.length - callEnd.length + 1);
       }
       return false;
     }
-    const body = this.buffer.slice(0, end);
-    this.buffer = this.buffer.slice(end + callEnd.length);
-    const call = this.format.parseCall(body);
+    this.buffer = found.after;
+    const call = this.format.parseCall(found.before);
     if (call === undefined) {
-      step.content += callBegin + body + callEnd;
+      step.content += callBegin + found.before + callEnd;
     } else {
       step.calls.push({ index: this.nextIndex++, name: call.name, arguments: call.arguments });
     }
