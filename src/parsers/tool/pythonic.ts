@@ -9,6 +9,7 @@
  */
 import { findFirst, safeLength } from '../holdback.js';
 import type { ToolParser, ToolStream, ToolStreamStep } from '../types.js';
+import { PythonListEnd } from './python-list-end.js';
 import { readCallList } from './python-literal.js';
 import { parseWhole } from './whole-parse.js';
 
@@ -21,13 +22,13 @@ const LIST_START_TAIL = /\[\s*(?:[A-Za-z_]\w*\s*)?$/;
 class PythonicStream implements ToolStream {
   /** Text received and not yet released: a held tail, or a list still missing its end. */
   private buffer = '';
-  /** The buffer opens with an unfinished list, which only a `]` can finish. */
-  private waiting = false;
+  /** Set while the buffer opens with an unfinished list: when it may have closed. */
+  private listEnd: PythonListEnd | undefined;
   private nextIndex = 0;
 
   push(delta: string): ToolStreamStep {
     this.buffer += delta;
-    if (this.waiting && !delta.includes(']')) return { content: '', calls: [] };
+    if (this.listEnd?.closed(delta) === false) return { content: '', calls: [] };
     return this.drain(false);
   }
 
@@ -55,7 +56,7 @@ class PythonicStream implements ToolStream {
       step.content += this.buffer.slice(0, list);
       this.buffer = this.buffer.slice(list);
       const read = readCallList(this.buffer);
-      this.waiting = false;
+      this.listEnd = undefined;
       if (read.kind === 'calls') {
         for (const { name, arguments: args } of read.calls) {
           step.calls.push({ index: this.nextIndex++, name, arguments: args });
@@ -70,7 +71,8 @@ class PythonicStream implements ToolStream {
         this.buffer = '';
         return step;
       } else {
-        this.waiting = true;
+        this.listEnd = new PythonListEnd();
+        this.listEnd.closed(this.buffer);
         return step;
       }
     }
