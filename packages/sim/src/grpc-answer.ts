@@ -2,8 +2,10 @@
 // answer text's ids followed by EOS, over and over, and the first stop decides its length. Knowing
 // every length up front lets the engine schedule the request like any other (maxTokens = the
 // longest choice) while the ids come out one per engine step.
+import type { GrpcConstraint } from './grpc-constraint.js';
 import type { ResolvedSimOptions } from './options.js';
 import type { SimTokenizer } from './sim-tokenizer.js';
+import { constraintAnswer } from './grpc-constraint.js';
 import { hashInts } from './prng.js';
 import { OutputStream } from './text.js';
 
@@ -35,6 +37,18 @@ export function allTokens(plan: ChoicePlan): number[] {
   const out: number[] = [];
   for (let i = 0; i < plan.length; i++) out.push(tokenAt(plan, i));
   return out;
+}
+
+/**
+ * The text every choice of a request answers, when something fixes it: the request's constraint
+ * (the engine could emit nothing else), else the worker's `answerText`. Undefined: each choice
+ * answers its own canned words.
+ */
+export function fixedAnswer(
+  opts: ResolvedSimOptions,
+  request: { constraint: GrpcConstraint | undefined },
+): string | undefined {
+  return constraintAnswer(request.constraint) ?? opts.answerText;
 }
 
 /** The text choice `choice` answers: the configured text, or seeded canned words. */
@@ -80,20 +94,21 @@ export function planChoice(
   return { cycle, length: limit, finish: 'length', matched: undefined };
 }
 
-/** Plans all `n` choices of a request. */
+/** Plans all `n` choices of a request; `fixed` is its `fixedAnswer`. */
 export function planChoices(
   opts: ResolvedSimOptions,
   tokenizer: SimTokenizer,
   inputIds: readonly number[],
   n: number,
   rules: StopRules,
+  fixed: string | undefined,
 ): ChoicePlan[] {
   const eos = tokenizer.eosTokenIds[0];
   const plans: ChoicePlan[] = [];
-  let fixed: number[] | undefined;
+  let fixedIds: number[] | undefined;
   for (let c = 0; c < n; c++) {
     let ids: number[];
-    if (opts.answerText !== undefined) ids = fixed ??= tokenizer.encode(opts.answerText);
+    if (fixed !== undefined) ids = fixedIds ??= tokenizer.encode(fixed);
     else ids = tokenizer.encode(answerText(opts, inputIds, c));
     plans.push(planChoice(ids, eos, rules));
   }

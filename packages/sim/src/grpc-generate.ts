@@ -5,7 +5,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { PdLeg } from './pd-leg.js';
 import type { SimTokenizer } from './sim-tokenizer.js';
 import type { WorkerContext } from './worker-context.js';
-import { firstTokenOnly, planChoices } from './grpc-answer.js';
+import { firstTokenOnly, fixedAnswer, planChoices } from './grpc-answer.js';
 import { GrpcGenerateSession } from './grpc-session.js';
 import { parseGenerate, rpcPath } from './grpc-wire.js';
 import { answersOneToken, pickLeg } from './pd-pick.js';
@@ -58,11 +58,12 @@ export function handleGenerate(
     call.emit('error', faults.grpcStartError());
     return;
   }
-  let plans = planChoices(opts, tokenizer, gen.inputIds, gen.n, {
+  const rules = {
     maxNewTokens: Math.min(gen.maxNewTokens ?? room, room),
     stopTokenIds: new Set(gen.stopTokenIds),
     ignoreEos: gen.ignoreEos,
-  });
+  };
+  let plans = planChoices(opts, tokenizer, gen.inputIds, gen.n, rules, fixedAnswer(opts, gen));
   let pd: PdLeg | undefined;
   if (decision === 'none') {
     const leg = pickLeg(w, {

@@ -5,7 +5,9 @@
 import { ENGINE_PROTOS } from '@switchyard/protos';
 import type { SimRuntime } from './options.js';
 import type { ChoicePlan } from './grpc-answer.js';
+import type { GrpcConstraint } from './grpc-constraint.js';
 import type { SimTokenizer } from './sim-tokenizer.js';
+import { readConstraint } from './grpc-constraint.js';
 
 type Msg = Record<string, unknown>;
 
@@ -18,6 +20,8 @@ export interface GrpcGenerate {
   maxNewTokens: number | undefined;
   stopTokenIds: number[];
   ignoreEos: boolean;
+  /** The structured-output constraint of the sampling params (grpc-constraint.ts). */
+  constraint: GrpcConstraint | undefined;
   /** SGLang/TokenSpeed PD: the prefill's bootstrap server and the room, as exact decimal text. */
   bootstrap: { host: string; port: number | undefined; room: string } | undefined;
   /** vLLM PD: `kv_transfer_params_json`, parsed (the HTTP surface's `kv_transfer_params`). */
@@ -55,6 +59,8 @@ export function parseGenerate(
   const n = typeof sp['n'] === 'number' && sp['n'] > 0 ? sp['n'] : 1;
   const kv = kvTransferParams(req['kv_transfer_params_json']);
   if (typeof kv === 'string') return { ok: false, message: kv };
+  const constraint = readConstraint(sp);
+  if (typeof constraint === 'string') return { ok: false, message: constraint };
   const rank = req['data_parallel_rank'];
   return {
     ok: true,
@@ -66,6 +72,7 @@ export function parseGenerate(
       maxNewTokens: typeof cap === 'number' ? cap : undefined,
       stopTokenIds: nums(sp['stop_token_ids']),
       ignoreEos: sp['ignore_eos'] === true,
+      constraint,
       bootstrap: bootstrapInfo(
         req[runtime === 'sglang' ? 'disaggregated_params' : 'kv_bootstrap_info'],
       ),
