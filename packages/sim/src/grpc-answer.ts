@@ -5,6 +5,7 @@
 import type { GrpcConstraint } from './grpc-constraint.js';
 import type { ResolvedSimOptions } from './options.js';
 import type { SimTokenizer } from './sim-tokenizer.js';
+import { promptDirective } from './answer-directive.js';
 import { constraintAnswer } from './grpc-constraint.js';
 import { hashInts } from './prng.js';
 import { OutputStream } from './text.js';
@@ -41,14 +42,20 @@ export function allTokens(plan: ChoicePlan): number[] {
 
 /**
  * The text every choice of a request answers, when something fixes it: the request's constraint
- * (the engine could emit nothing else), else the worker's `answerText`. Undefined: each choice
+ * (the engine could emit nothing else), else the prompt's `<sim-answer>` directive (one request's
+ * wish beats the worker-wide setting), else the worker's `answerText`. Undefined: each choice
  * answers its own canned words.
  */
 export function fixedAnswer(
   opts: ResolvedSimOptions,
-  request: { constraint: GrpcConstraint | undefined },
+  tokenizer: SimTokenizer,
+  request: { inputIds: readonly number[]; constraint: GrpcConstraint | undefined },
 ): string | undefined {
-  return constraintAnswer(request.constraint) ?? opts.answerText;
+  return (
+    constraintAnswer(request.constraint) ??
+    promptDirective(tokenizer, request.inputIds) ??
+    opts.answerText
+  );
 }
 
 /** The text choice `choice` answers: the configured text, or seeded canned words. */

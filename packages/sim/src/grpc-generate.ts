@@ -63,7 +63,14 @@ export function handleGenerate(
     stopTokenIds: new Set(gen.stopTokenIds),
     ignoreEos: gen.ignoreEos,
   };
-  let plans = planChoices(opts, tokenizer, gen.inputIds, gen.n, rules, fixedAnswer(opts, gen));
+  let plans = planChoices(
+    opts,
+    tokenizer,
+    gen.inputIds,
+    gen.n,
+    rules,
+    fixedAnswer(opts, tokenizer, gen),
+  );
   let pd: PdLeg | undefined;
   if (decision === 'none') {
     const leg = pickLeg(w, {

@@ -35,6 +35,11 @@ export interface SimTokenizer {
   readonly vocabSize: number;
   readonly bosTokenId: number | undefined;
   readonly padTokenId: number | undefined;
+  /**
+   * Ids whose token text contains '-'. A text with a hyphen never tokenizes without one of them,
+   * so a prompt that has none cannot hold the `<sim-answer>` directive and need not be decoded.
+   */
+  readonly hyphenIds: ReadonlySet<number>;
   /** The GetTokenizer bundle: a deflate ZIP of the directory's tokenizer files and its sha256. */
   bundle(): Promise<{ zip: Uint8Array; sha256: string }>;
 }
@@ -96,6 +101,7 @@ class LoadedTokenizer implements SimTokenizer {
     readonly vocabSize: number,
     readonly bosTokenId: number | undefined,
     readonly padTokenId: number | undefined,
+    readonly hyphenIds: ReadonlySet<number>,
     private readonly shared?: LoadedTokenizer,
   ) {}
 
@@ -115,7 +121,12 @@ class LoadedTokenizer implements SimTokenizer {
     const fallback = idOf(tokenizerConfig['eos_token']);
     if (eos.length === 0 && fallback !== undefined) eos.push(fallback);
     let maxId = -1;
-    for (const id of tok.get_vocab(true).values()) if (id > maxId) maxId = id;
+    const hyphenIds = new Set<number>();
+    for (const [token, id] of tok.get_vocab(true)) {
+      if (id > maxId) maxId = id;
+      // Byte-level and SentencePiece vocabularies spell '-' as itself; byte fallback as <0x2D>.
+      if (token.includes('-') || token === '<0x2D>') hyphenIds.add(id);
+    }
     const vocabSize = typeof config['vocab_size'] === 'number' ? config['vocab_size'] : maxId + 1;
     return new LoadedTokenizer(
       dir,
@@ -124,12 +135,13 @@ class LoadedTokenizer implements SimTokenizer {
       vocabSize,
       firstId(config['bos_token_id']) ?? idOf(tokenizerConfig['bos_token']),
       firstId(config['pad_token_id']) ?? idOf(tokenizerConfig['pad_token']),
+      hyphenIds,
     );
   }
 
   withEos(eos: readonly number[]): LoadedTokenizer {
-    const { dir, tok, vocabSize, bosTokenId, padTokenId } = this;
-    return new LoadedTokenizer(dir, tok, eos, vocabSize, bosTokenId, padTokenId, this);
+    const { dir, tok, vocabSize, bosTokenId, padTokenId, hyphenIds } = this;
+    return new LoadedTokenizer(dir, tok, eos, vocabSize, bosTokenId, padTokenId, hyphenIds, this);
   }
 
   encode(text: string): number[] {

