@@ -99,7 +99,10 @@ async function generate(
   stream: boolean,
   prompt?: { ids: number[]; tok: SimTokenizer },
 ): Promise<{ ids: number[]; finish: unknown; text: string }> {
-  const req = generateRequest(runtime, { stream, ids: prompt?.ids });
+  const req = generateRequest(
+    runtime,
+    prompt === undefined ? { stream } : { stream, ids: prompt.ids },
+  );
   req['sampling_params'] = { ...(req['sampling_params'] as Msg), ...sampling };
   const r = await collect(c, 'Generate', req);
   assert.equal(r.code, 0, r.details);
