@@ -1,0 +1,103 @@
+/**
+ * One JSON tool call, `{"name": "f", "arguments": {...}}`, read as it arrives: the call opens once
+ * its name string has closed, and its arguments stream as their text arrives, in the minified
+ * form (`JsonMinifier`) that whole-text parsing gives too.
+ */
+import { JsonScanner, type JsonMember } from '../partial-json.js';
+import type { CallSink } from './call-stream.js';
+import { JsonMinifier } from './json-minify.js';
+
+/** The keys a format names a call's function and arguments with; the first present is used. */
+export interface CallKeys {
+  readonly name: readonly string[];
+  readonly args: readonly string[];
+}
+
+/** SMG's JSON formats accept `parameters` (Llama's key) wherever `arguments` is expected. */
+export const NAME_ARGS_KEYS: CallKeys = { name: ['name'], args: ['arguments', 'parameters'] };
+
+/**
+ * - partial: more text is needed.
+ * - failed: not a call (invalid JSON, no string name, or cut off) and nothing was reported.
+ * - done: a whole call was reported; `end` is just past its object.
+ * - broken: the call was opened, then its JSON went wrong at `end` (or the answer ended there).
+ */
+export type CallVerdict = 'partial' | 'failed' | 'done' | 'broken';
+
+export class JsonCallReader {
+  end = -1;
+  private readonly scanner: JsonScanner;
+  private opened = false;
+  private nameChecked = 0; // members already looked at for the name
+  private argsMember: JsonMember | undefined;
+  private argsSent = 0; // index up to which the arguments' text has been reported
+  private readonly minifier = new JsonMinifier();
+
+  /** `start` is the index of the call object's `{`. */
+  constructor(
+    start: number,
+    private readonly keys: CallKeys,
+  ) {
+    this.scanner = new JsonScanner(start);
+  }
+
+  /** Whether the text read is a whole, valid JSON value (a call or not). */
+  get complete(): boolean {
+    return this.scanner.status === 'complete';
+  }
+
+  /** Index just past the object once complete. */
+  get objectEnd(): number {
+    return this.scanner.end;
+  }
+
+  advance(buf: string, final: boolean, sink: CallSink): CallVerdict {
+    const scanner = this.scanner;
+    scanner.scan(buf);
+    if (!this.opened) {
+      if (scanner.status === 'invalid' || (final && scanner.status === 'partial')) return 'failed';
+      const name = this.findName(buf);
+      if (name === undefined) return scanner.status === 'complete' ? 'failed' : 'partial';
+      sink.open(name);
+      this.opened = true;
+    }
+    this.sendArgs(buf, sink);
+    if (scanner.status === 'complete') {
+      // A call without arguments takes none.
+      if (this.argsMember === undefined) sink.args('{}');
+      this.end = scanner.end;
+      return 'done';
+    }
+    if (scanner.status === 'invalid' || final) {
+      this.end = scanner.status === 'invalid' ? scanner.pos : buf.length;
+      return 'broken';
+    }
+    return 'partial';
+  }
+
+  /** The first complete, non-empty string value under a name key, once known. */
+  private findName(buf: string): string | undefined {
+    const members = this.scanner.members;
+    for (; this.nameChecked < members.length; this.nameChecked++) {
+      const m = members[this.nameChecked];
+      if (m === undefined || m.end === -1) return undefined;
+      if (this.keys.name.includes(m.key) && buf.charCodeAt(m.start) === 34) {
+        const name = JSON.parse(buf.slice(m.start, m.end)) as string;
+        if (name !== '') return name;
+      }
+    }
+    return undefined;
+  }
+
+  private sendArgs(buf: string, sink: CallSink): void {
+    if (this.argsMember === undefined) {
+      this.argsMember = this.scanner.members.find((m) => this.keys.args.includes(m.key));
+      if (this.argsMember === undefined) return;
+      this.argsSent = this.argsMember.start;
+    }
+    const upto = this.scanner.valueEnd(this.argsMember);
+    if (upto <= this.argsSent) return;
+    sink.args(this.minifier.push(buf.slice(this.argsSent, upto)));
+    this.argsSent = upto;
+  }
+}
