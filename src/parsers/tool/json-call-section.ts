@@ -115,14 +115,14 @@ export class JsonCallSection implements CallSection {
 
   /**
    * Ends the section where it stands: after the last call, or, when none was read, as content.
-   * A bare JSON value that is valid but not a call is content as a whole; otherwise reading
-   * resumes just after the opening marker (or the bare value's first character), so a marker
-   * inside broken markup can still start a call.
+   * After a marker, reading resumes just past it, so a marker inside broken markup can still
+   * start a call. A bare JSON value resumes where its reading stopped (past a valid non-call
+   * value, at a broken one's bad character, at the end of a cut-off one): calls are not looked
+   * for inside it, which also keeps a long broken value from being rescanned at every brace.
    */
   private stop(failed?: JsonCallReader): SectionVerdict {
     if (this.calls > 0) return { kind: 'done', resume: this.lastEnd };
-    if (failed?.complete === true && !this.inList)
-      return { kind: 'failed', resume: failed.objectEnd };
-    return { kind: 'failed', resume: Math.max(this.from, this.at + 1) };
+    if (this.from > this.at) return { kind: 'failed', resume: this.from };
+    return { kind: 'failed', resume: failed?.stoppedAt ?? this.at + 1 };
   }
 }

@@ -41,14 +41,9 @@ export class JsonCallReader {
     this.scanner = new JsonScanner(start);
   }
 
-  /** Whether the text read is a whole, valid JSON value (a call or not). */
-  get complete(): boolean {
-    return this.scanner.status === 'complete';
-  }
-
-  /** Index just past the object once complete. */
-  get objectEnd(): number {
-    return this.scanner.end;
+  /** Where reading stopped: past the object when complete, else at the bad or last character. */
+  get stoppedAt(): number {
+    return this.scanner.status === 'complete' ? this.scanner.end : this.scanner.pos;
   }
 
   advance(buf: string, final: boolean, sink: CallSink): CallVerdict {
