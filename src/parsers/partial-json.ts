@@ -68,8 +68,9 @@ function isSimpleEscape(c: number): boolean {
 
 /**
  * An incremental reader of one JSON value starting at `start` (leading whitespace allowed). Call
- * `scan(text)` with the whole text so far, as often as it grows; each call reads only what is new.
- * A number at the very end of the text stays partial, since more digits may follow.
+ * `scan` as the text grows, each time with the text from the read position on (or the whole text
+ * so far); positions are absolute either way. A number at the very end of the text stays partial,
+ * since more digits may follow.
  */
 export class JsonScanner {
   status: ScanStatus = 'partial';
@@ -83,8 +84,10 @@ export class JsonScanner {
   private readonly stack: number[] = [];
   private mode = VALUE;
   private stringIsKey = false;
-  private keyStart = 0;
+  private keyHead = ''; // a root key's raw text from segments already read
+  private keyHeadEnd = 0; // absolute index just past `keyHead`
   private key = '';
+  private base = 0; // absolute index of the segment being read
   private hexLeft = 0;
   private numberState = N_INT;
   private literal = '';
@@ -94,8 +97,13 @@ export class JsonScanner {
     this.pos = start;
   }
 
-  scan(text: string): ScanStatus {
-    let i = this.pos;
+  /**
+   * Reads on through `text`, which holds the characters from absolute index `textStart` on and
+   * must include the read position `pos`.
+   */
+  scan(text: string, textStart = 0): ScanStatus {
+    this.base = textStart;
+    let i = this.pos - textStart; // relative to `text`, like every index inside the scan
     const n = text.length;
     while (i < n && this.status === 'partial') {
       const c = text.charCodeAt(i);
@@ -128,7 +136,12 @@ export class JsonScanner {
           i = isJsonWhitespace(c) ? i + 1 : this.readStructural(c, i);
       }
     }
-    if (this.status !== 'invalid') this.pos = i;
+    if (this.status === 'partial' && this.inRootKey()) {
+      // The key goes on in the next segment: keep the part read so far.
+      this.keyHead += text.slice(this.keyHeadEnd - textStart);
+      this.keyHeadEnd = textStart + n;
+    }
+    if (this.status !== 'invalid') this.pos = i + textStart;
     return this.status;
   }
 
@@ -139,7 +152,7 @@ export class JsonScanner {
 
   private fail(i: number): ScanStatus {
     this.status = 'invalid';
-    this.pos = i;
+    this.pos = i + this.base;
     return this.status;
   }
 
@@ -181,7 +194,8 @@ export class JsonScanner {
   private startKey(c: number, i: number): number {
     if (c !== 34) return this.failAt(i);
     this.stringIsKey = true;
-    this.keyStart = i;
+    this.keyHead = '';
+    this.keyHeadEnd = i + this.base; // the key's opening quote
     this.mode = STRING;
     return i + 1;
   }
@@ -230,7 +244,10 @@ export class JsonScanner {
   private closeString(text: string, i: number): void {
     if (!this.stringIsKey) return this.endValue(i + 1);
     // Only the root object's keys are decoded: the parsers look up members by key.
-    if (this.atRootMember()) this.key = JSON.parse(text.slice(this.keyStart, i + 1)) as string;
+    if (this.atRootMember()) {
+      const raw = this.keyHead + text.slice(this.keyHeadEnd - this.base, i + 1);
+      this.key = JSON.parse(raw) as string;
+    }
     this.mode = COLON;
   }
 
@@ -280,11 +297,19 @@ export class JsonScanner {
     return this.stack.length === 1 && this.stack[0] === OBJ;
   }
 
-  private beginValue(i: number): void {
-    if (this.atRootMember()) this.members.push({ key: this.key, start: i, end: -1 });
+  /** Whether the scanner is inside one of the root object's keys. */
+  private inRootKey(): boolean {
+    const inString = this.mode === STRING || this.mode === ESCAPE || this.mode === HEX;
+    return inString && this.stringIsKey && this.atRootMember();
   }
 
+  private beginValue(i: number): void {
+    if (this.atRootMember()) this.members.push({ key: this.key, start: i + this.base, end: -1 });
+  }
+
+  /** `end` is relative to the segment being read. */
   private endValue(end: number): void {
+    end += this.base;
     if (this.stack.length === 0) {
       this.status = 'complete';
       this.end = end;

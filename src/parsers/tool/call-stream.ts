@@ -19,6 +19,7 @@ import type {
   ToolStream,
   ToolStreamStep,
 } from '../types.js';
+import { TextBuffer } from './text-buffer.js';
 
 /** Where a section's calls go; the stream numbers them. */
 export interface CallSink {
@@ -38,13 +39,13 @@ export type SectionVerdict =
 
 export const PARTIAL: SectionVerdict = { kind: 'partial' };
 
-/** One call section being read, positions being indices into the stream's buffer. */
+/** One call section being read, positions being absolute indices into the answer's text. */
 export interface CallSection {
   /**
    * Reads `buf` as far as it goes and reports calls to `sink`. When `final`, no more text will
-   * come and the verdict must not be partial.
+   * come and the verdict must not be partial. Text from where the section began stays readable.
    */
-  advance(buf: string, final: boolean, sink: CallSink): SectionVerdict;
+  advance(buf: TextBuffer, final: boolean, sink: CallSink): SectionVerdict;
 }
 
 export interface SectionStart {
@@ -58,7 +59,7 @@ export interface SectionStart {
  * which `buf` is surely content (a tail that could still grow into a start is held back).
  * `atStart` is true while the answer so far is only whitespace.
  */
-export type FindStart = (buf: string, from: number, atStart: boolean) => SectionStart | number;
+export type FindStart = (buf: TextBuffer, from: number, atStart: boolean) => SectionStart | number;
 
 function isBlank(text: string): boolean {
   return text.trim() === '';
@@ -66,7 +67,7 @@ function isBlank(text: string): boolean {
 
 /** One answer's incremental parse over a format's `FindStart`. */
 export class CallStream implements ToolStream {
-  private buf = '';
+  private readonly buf = new TextBuffer();
   private pos = 0; // everything before it has been released or consumed
   private current: SectionStart | undefined;
   private atStart = true;
@@ -104,7 +105,7 @@ export class CallStream implements ToolStream {
 
   /** Adds `delta`; with `final`, it is the end of the answer and nothing stays held. */
   feed(delta: string, final: boolean): ToolStreamStep {
-    this.buf += delta;
+    this.buf.append(delta);
     this.step = { content: '', calls: [] };
     for (;;) {
       if (this.current !== undefined) {
@@ -128,11 +129,8 @@ export class CallStream implements ToolStream {
       this.pos = found.at;
       this.current = found;
     }
-    // Sections keep indices into the buffer, so it is trimmed only between sections.
-    if (this.current === undefined && this.pos > 0) {
-      this.buf = this.buf.slice(this.pos);
-      this.pos = 0;
-    }
+    // A section may still hand its text back as content, so that text is kept.
+    this.buf.dropBefore(this.current?.at ?? this.pos);
     if (final) {
       if (this.calls === 0) this.step.content += this.held;
       this.held = '';

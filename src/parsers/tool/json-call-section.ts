@@ -4,9 +4,9 @@
  * closing tag (`</tool_call>`). A separator is taken only together with a call after it, so
  * whatever ends a section early stays content.
  */
-import { isJsonWhitespace } from '../partial-json.js';
 import { PARTIAL, type CallSection, type CallSink, type SectionVerdict } from './call-stream.js';
 import { JsonCallReader, type CallKeys } from './json-call.js';
+import { skipJsonWhitespace, type TextBuffer } from './text-buffer.js';
 
 export interface JsonSectionShape {
   keys: CallKeys;
@@ -23,11 +23,6 @@ const NEXT = 1; // a call must follow (after `[`, `,` or the separator)
 const CALL = 2;
 const AFTER_CALL = 3;
 const TAIL = 4; // the calls are over: only the closing tag may follow
-
-export function skipJsonWhitespace(buf: string, from: number): number {
-  while (from < buf.length && isJsonWhitespace(buf.charCodeAt(from))) from++;
-  return from;
-}
 
 export class JsonCallSection implements CallSection {
   private phase = OPEN;
@@ -49,7 +44,7 @@ export class JsonCallSection implements CallSection {
     this.pos = from;
   }
 
-  advance(buf: string, final: boolean, sink: CallSink): SectionVerdict {
+  advance(buf: TextBuffer, final: boolean, sink: CallSink): SectionVerdict {
     for (;;) {
       switch (this.phase) {
         case OPEN:
@@ -82,15 +77,15 @@ export class JsonCallSection implements CallSection {
         case AFTER_CALL: {
           const p = skipJsonWhitespace(buf, this.pos);
           if (p === buf.length) return final ? this.stop() : PARTIAL;
-          const c = buf[p];
-          if (this.inList && (c === ',' || c === ']')) {
+          const c = buf.charCodeAt(p);
+          if (this.inList && (c === 44 || c === 93)) {
             this.pos = p + 1;
-            if (c === ',') this.phase = NEXT;
+            if (c === 44) this.phase = NEXT;
             else {
               this.lastEnd = p + 1;
               this.phase = TAIL;
             }
-          } else if (!this.inList && c === this.shape.separator) {
+          } else if (!this.inList && c === this.shape.separator?.charCodeAt(0)) {
             this.pos = p + 1;
             this.phase = NEXT;
           } else if (this.inList) return this.stop();
@@ -104,7 +99,7 @@ export class JsonCallSection implements CallSection {
   }
 
   /** After the calls: consume the closing tag if it follows, else end after the last call. */
-  private tail(buf: string, final: boolean): SectionVerdict {
+  private tail(buf: TextBuffer, final: boolean): SectionVerdict {
     const tag = this.shape.closeTag;
     if (tag === undefined) return this.stop();
     const p = skipJsonWhitespace(buf, this.lastEnd);

@@ -6,6 +6,7 @@
 import { JsonScanner, type JsonMember } from '../partial-json.js';
 import type { CallSink } from './call-stream.js';
 import { JsonMinifier } from './json-minify.js';
+import type { TextBuffer } from './text-buffer.js';
 
 /** The keys a format names a call's function and arguments with; the first present is used. */
 export interface CallKeys {
@@ -46,9 +47,10 @@ export class JsonCallReader {
     return this.scanner.status === 'complete' ? this.scanner.end : this.scanner.pos;
   }
 
-  advance(buf: string, final: boolean, sink: CallSink): CallVerdict {
+  advance(buf: TextBuffer, final: boolean, sink: CallSink): CallVerdict {
     const scanner = this.scanner;
-    scanner.scan(buf);
+    // Only the text not yet read is handed over: the scanner keeps its own state.
+    if (scanner.status === 'partial') scanner.scan(buf.slice(scanner.pos), scanner.pos);
     if (!this.opened) {
       if (scanner.status === 'invalid' || (final && scanner.status === 'partial')) return 'failed';
       const name = this.findName(buf);
@@ -71,7 +73,7 @@ export class JsonCallReader {
   }
 
   /** The first complete, non-empty string value under a name key, once known. */
-  private findName(buf: string): string | undefined {
+  private findName(buf: TextBuffer): string | undefined {
     const members = this.scanner.members;
     for (; this.nameChecked < members.length; this.nameChecked++) {
       const m = members[this.nameChecked];
@@ -84,7 +86,7 @@ export class JsonCallReader {
     return undefined;
   }
 
-  private sendArgs(buf: string, sink: CallSink): void {
+  private sendArgs(buf: TextBuffer, sink: CallSink): void {
     if (this.argsMember === undefined) {
       this.argsMember = this.scanner.members.find((m) => this.keys.args.includes(m.key));
       if (this.argsMember === undefined) return;

@@ -15,9 +15,12 @@ const SHAPE = {
 
 /** Any `{` or `[` may open a call or a list of calls. */
 const findCall: FindStart = (buf, from) => {
-  for (let i = from; i < buf.length; i++) {
-    const c = buf.charCodeAt(i);
-    if (c === 123 || c === 91) return { at: i, section: new JsonCallSection(i, i, SHAPE) };
+  const text = buf.slice(from);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 123 || c === 91) {
+      return { at: from + i, section: new JsonCallSection(from + i, from + i, SHAPE) };
+    }
   }
   return buf.length;
 };

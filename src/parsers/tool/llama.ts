@@ -6,9 +6,10 @@
  */
 import type { ToolParser, ToolParseResult, ToolStream } from '../types.js';
 import { CallStream, parseWhole, type FindStart } from './call-stream.js';
-import { JsonCallSection, skipJsonWhitespace } from './json-call-section.js';
+import { JsonCallSection } from './json-call-section.js';
 import { NAME_ARGS_KEYS } from './json-call.js';
 import { findMarker } from './find-start.js';
+import { skipJsonWhitespace } from './text-buffer.js';
 
 const SHAPE = { keys: NAME_ARGS_KEYS, lists: false, separator: ';' };
 

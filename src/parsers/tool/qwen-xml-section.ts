@@ -7,9 +7,9 @@
  * `{"k":v` then `,"k2":v2`, and `}` closes the arguments at `</function>`. A repeated key keeps
  * its first value, since a streamed parameter cannot be taken back.
  */
-import { isJsonWhitespace } from '../partial-json.js';
 import { PARTIAL, type CallSection, type CallSink, type SectionVerdict } from './call-stream.js';
 import { paramValueJson } from './qwen-xml-value.js';
+import { skipJsonWhitespace, type TextBuffer } from './text-buffer.js';
 
 const FUNCTION_OPEN = '<function=';
 const FUNCTION_CLOSE = '</function>';
@@ -27,31 +27,27 @@ const BODY = 1; // expecting <parameter=KEY> or </function>
 const VALUE = 2; // inside a parameter's value
 const TAIL = 3; // after </function>
 
-function skipWhitespace(buf: string, from: number): number {
-  while (from < buf.length && isJsonWhitespace(buf.charCodeAt(from))) from++;
-  return from;
-}
-
 /** Whether `buf` from `p` is a proper beginning of `token` that runs to the end of `buf`. */
-function mayBecome(buf: string, p: number, token: string): boolean {
+function mayBecome(buf: TextBuffer, p: number, token: string): boolean {
   return buf.length - p < token.length && token.startsWith(buf.slice(p));
 }
 
 /** `<prefix NAME>` at `p`: the trimmed name and the index after `>`, or why not yet / not. */
 function readOpenTag(
-  buf: string,
+  buf: TextBuffer,
   p: number,
   prefix: string,
 ): { name: string; end: number } | 'partial' | 'invalid' {
   if (!buf.startsWith(prefix, p)) return mayBecome(buf, p, prefix) ? 'partial' : 'invalid';
   const start = p + prefix.length;
-  const gt = buf.indexOf('>', start);
-  const raw = buf.slice(start, gt === -1 ? buf.length : gt);
+  const window = buf.slice(start, start + MAX_NAME + 1);
+  const gt = window.indexOf('>');
+  const raw = gt === -1 ? window : window.slice(0, gt);
   // A name is one short line without markup in it.
   if (raw.length > MAX_NAME || raw.includes('<') || raw.includes('\n')) return 'invalid';
   if (gt === -1) return 'partial';
   const name = raw.trim();
-  return name === '' ? 'invalid' : { name, end: gt + 1 };
+  return name === '' ? 'invalid' : { name, end: start + gt + 1 };
 }
 
 export class QwenXmlSection implements CallSection {
@@ -74,7 +70,7 @@ export class QwenXmlSection implements CallSection {
     this.pos = from;
   }
 
-  advance(buf: string, final: boolean, sink: CallSink): SectionVerdict {
+  advance(buf: TextBuffer, final: boolean, sink: CallSink): SectionVerdict {
     const state = this.read(buf, final);
     if (!this.opened) {
       if (state === 'invalid' || (state === 'partial' && final)) {
@@ -101,11 +97,11 @@ export class QwenXmlSection implements CallSection {
   }
 
   /** Reads whole tags as far as `buf` goes. */
-  private read(buf: string, final: boolean): ReadState {
+  private read(buf: TextBuffer, final: boolean): ReadState {
     for (;;) {
       switch (this.phase) {
         case FUNC: {
-          const tag = readOpenTag(buf, skipWhitespace(buf, this.pos), FUNCTION_OPEN);
+          const tag = readOpenTag(buf, skipJsonWhitespace(buf, this.pos), FUNCTION_OPEN);
           if (typeof tag === 'string') return tag;
           this.name = tag.name;
           this.pos = tag.end;
@@ -113,7 +109,7 @@ export class QwenXmlSection implements CallSection {
           break;
         }
         case BODY: {
-          const p = skipWhitespace(buf, this.pos);
+          const p = skipJsonWhitespace(buf, this.pos);
           if (buf.startsWith(FUNCTION_CLOSE, p)) {
             this.pos = p + FUNCTION_CLOSE.length;
             this.functionClosed = true;
@@ -144,7 +140,7 @@ export class QwenXmlSection implements CallSection {
           break;
         }
         default: {
-          const p = skipWhitespace(buf, this.pos);
+          const p = skipJsonWhitespace(buf, this.pos);
           if (buf.startsWith(CALL_CLOSE, p)) {
             this.end = p + CALL_CLOSE.length;
             return 'complete';

@@ -157,3 +157,22 @@ test('on random short texts, "complete with only whitespace after" agrees with J
     assert.equal(scanned, parses, JSON.stringify(text));
   }
 });
+
+test('scanning only the new text each time, keys split across segments included', () => {
+  const text = '{"na\\u006De": "get_weather", "argu\\"ments": {"city": "Paris"}, "n": 12}';
+  for (let step = 1; step <= 6; step++) {
+    const scanner = new JsonScanner(0);
+    for (let from = 0; from < text.length; from += step) {
+      scanner.scan(text.slice(scanner.pos, from + step), scanner.pos);
+    }
+    assert.equal(scanner.status, 'complete');
+    assert.deepEqual(
+      scanner.members.map((m) => [m.key, text.slice(m.start, m.end)]),
+      [
+        ['name', '"get_weather"'],
+        ['argu"ments', '{"city": "Paris"}'],
+        ['n', '12'],
+      ],
+    );
+  }
+});
