@@ -30,6 +30,7 @@ export class JsonCallReader {
   private readonly scanner: JsonScanner;
   private opened = false;
   private nameChecked = 0; // members already looked at for the name
+  private argsChecked = 0; // members already looked at for the arguments
   private argsMember: JsonMember | undefined;
   private argsSent = 0; // index up to which the arguments' text has been reported
   private readonly minifier = new JsonMinifier();
@@ -87,11 +88,15 @@ export class JsonCallReader {
   }
 
   private sendArgs(buf: TextBuffer, sink: CallSink): void {
-    if (this.argsMember === undefined) {
-      this.argsMember = this.scanner.members.find((m) => this.keys.args.includes(m.key));
-      if (this.argsMember === undefined) return;
-      this.argsSent = this.argsMember.start;
+    const members = this.scanner.members;
+    for (; this.argsMember === undefined && this.argsChecked < members.length; this.argsChecked++) {
+      const m = members[this.argsChecked];
+      if (m !== undefined && this.keys.args.includes(m.key)) {
+        this.argsMember = m;
+        this.argsSent = m.start;
+      }
     }
+    if (this.argsMember === undefined) return;
     const upto = this.scanner.valueEnd(this.argsMember);
     if (upto <= this.argsSent) return;
     sink.args(this.minifier.push(buf.slice(this.argsSent, upto)));
