@@ -107,13 +107,8 @@ export const SMG_ROUTES: readonly SmgRoute[] = [
   { methods: 'POST', path: '/start_profile', status: ABSENT },
   { methods: 'POST', path: '/stop_profile', status: ABSENT },
   { methods: 'GET', path: '/get_loads', status: 'same' },
-  {
-    methods: 'POST',
-    path: '/parse/function_call',
-    status: ABSENT,
-    note: 'No gateway-side parsers.',
-  },
-  { methods: 'POST', path: '/parse/reasoning', status: ABSENT, note: 'No gateway-side parsers.' },
+  { methods: 'POST', path: '/parse/function_call', status: 'same' },
+  { methods: 'POST', path: '/parse/reasoning', status: 'same' },
   { methods: 'POST, GET', path: '/wasm', status: ABSENT, note: 'No WASM plugins.' },
   { methods: 'DELETE', path: '/wasm/{module_uuid}', status: ABSENT, note: 'No WASM plugins.' },
   {

@@ -3,6 +3,8 @@
  * section): where a gRPC model's tokenizer comes from and how its encodings are cached. HTTP
  * workers tokenize themselves, so these change nothing for them.
  */
+import { REASONING_PARSER_NAMES, TOOL_PARSER_NAMES } from '../parsers/model-map.js';
+import { UNBUILT_REASONING_PARSERS, UNBUILT_TOOL_PARSERS } from '../parsers/catalog.js';
 import type { CoreFlag } from './core-flag.js';
 import { u64 } from './flag-status.js';
 
@@ -50,5 +52,25 @@ export const TOKENIZER_FLAGS: readonly CoreFlag[] = [
     default: 10000,
     check: u64,
     help: 'Entries the L0 cache holds',
+  },
+  // Parsers (SMG's "Parsers" section): how a gRPC chat answer's text is split.
+  {
+    name: 'reasoning-parser',
+    key: 'reasoningParser',
+    kind: 'enum',
+    choices: REASONING_PARSER_NAMES,
+    unsupportedValues: {
+      values: UNBUILT_REASONING_PARSERS,
+      subsystem: 'this structured-channel reasoning format',
+    },
+    help: "Reasoning parser for every model's chat answers (default: by model name)",
+  },
+  {
+    name: 'tool-call-parser',
+    key: 'toolCallParser',
+    kind: 'enum',
+    choices: TOOL_PARSER_NAMES,
+    unsupportedValues: { values: UNBUILT_TOOL_PARSERS, subsystem: 'this tool-call format' },
+    help: "Tool-call parser for every model's chat answers (default: by model name)",
   },
 ];

@@ -169,6 +169,9 @@ export const gatewayConfigSchema = z.object({
   disableTokenizerAutoload: z.boolean(),
   tokenizerCacheEnableL0: z.boolean(),
   tokenizerCacheL0MaxEntries: nonNegativeInt,
+  // Parser names are checked against the parser tables by the flag itself.
+  reasoningParser: z.string().min(1).optional(),
+  toolCallParser: z.string().min(1).optional(),
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

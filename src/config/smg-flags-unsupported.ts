@@ -101,19 +101,7 @@ export const UNSUPPORTED_FLAGS: readonly UnsupportedFlag[] = [
     'per-tenant rate limiting',
     'Tenant limit YAML',
   ),
-  // Gateway-side parsing (main.rs:882-890)
-  unsupported(
-    'reasoning-parser',
-    'string',
-    'gateway-side reasoning parsing (gRPC pipeline)',
-    'Reasoning parser',
-  ),
-  unsupported(
-    'tool-call-parser',
-    'string',
-    'gateway-side tool-call parsing (gRPC pipeline)',
-    'Tool-call parser',
-  ),
+  // MCP (main.rs:890)
   unsupported('mcp-config-path', 'string', 'MCP tool execution', 'MCP servers config'),
   // Storage and WASM (main.rs:903-975)
   unsupported('enable-wasm', 'bool', 'WASM plugins', 'WASM support'),

@@ -17,7 +17,7 @@ export interface ModelParsers {
   /** `--reasoning-parser`, else the model's own. */
   reasoning(model: string): ReasoningParser | undefined;
   /** An answer whose call markup did not parse, by parser name. */
-  onUnparsed?(parser: string): void;
+  onUnparsed?: ((parser: string) => void) | undefined;
 }
 
 /** Whether `prompt` ends inside an open `start` … `end` block. */
@@ -56,6 +56,6 @@ export function chatParsingFor(
           },
     tools,
     model,
-    onUnparsed: parsers.onUnparsed?.bind(parsers),
+    onUnparsed: parsers.onUnparsed,
   };
 }

@@ -360,6 +360,12 @@ export class GatewayMetrics {
     help: 'SGLang/TokenSpeed pairs whose rendezvous failed (a leg failed)',
     registers: [this.registry],
   });
+  readonly toolCallParseFailures = new Counter({
+    name: 'smg_tool_call_parse_failures_total',
+    help: 'gRPC chat answers whose tool-call markup did not parse (returned as content)',
+    labelNames: ['parser'] as const,
+    registers: [this.registry],
+  });
   readonly pdKvTransferFailures = new Counter({
     name: 'smg_pd_kv_transfer_failures_total',
     help: 'vLLM prefills that returned no usable kv_transfer_params',

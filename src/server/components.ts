@@ -4,6 +4,7 @@
  * says which parts exist and what each is given. Owns no sockets: `gateway.ts` listens and
  * shuts down.
  */
+import { modelParsers } from '../grpc/model-parsers.js';
 import type { Agent } from 'undici';
 import { concurrencyLimiterFromConfig } from '../admission/concurrency-limiter.js';
 import type { ConcurrencyLimiter } from '../admission/concurrency-limiter.js';
@@ -160,6 +161,11 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     clock,
     engineClients,
     tokenizers,
+    parsers: modelParsers({
+      toolCallParser: config.toolCallParser,
+      reasoningParser: config.reasoningParser,
+      onUnparsed: (parser) => metrics.toolCallParseFailures.inc({ parser }),
+    }),
   });
   const tokenizerJob = tokenizerJobFromConfig(config, {
     tokenizers,

@@ -38,6 +38,8 @@ export interface RouterDeps {
   /** gRPC workers' engine clients and their models' tokenizers, for the gRPC pipeline. */
   engineClients: GrpcRouterDeps['engines'];
   tokenizers: GrpcRouterDeps['tokenizers'];
+  /** Tool-call and reasoning parsers of gRPC chat answers, by model. */
+  parsers?: GrpcRouterDeps['parsers'];
 }
 
 export function routerFromConfig(config: GatewayConfig, deps: RouterDeps): Router {
@@ -78,7 +80,12 @@ export function routerFromConfig(config: GatewayConfig, deps: RouterDeps): Route
       'http-pd',
       registry,
       new PdRouter(pd),
-      new GrpcPdRouter({ ...pd, engines: deps.engineClients, tokenizers: deps.tokenizers }),
+      new GrpcPdRouter({
+        ...pd,
+        engines: deps.engineClients,
+        tokenizers: deps.tokenizers,
+        parsers: deps.parsers,
+      }),
       random,
       hasTokenizer,
     );
@@ -94,6 +101,7 @@ export function routerFromConfig(config: GatewayConfig, deps: RouterDeps): Route
         policies: deps.policies,
         engines: deps.engineClients,
         tokenizers: deps.tokenizers,
+        parsers: deps.parsers,
       }),
       random,
       hasTokenizer,

@@ -11,6 +11,7 @@ import { liveness, readiness } from './handlers/health.js';
 import { inferenceHandler } from './handlers/inference.js';
 import { listModels } from './handlers/models.js';
 import { createWorker, listWorkers, workerById } from './handlers/workers-admin.js';
+import { parseFunctionCall, parseReasoning } from './handlers/parse-admin.js';
 import { pdHealthGenerate } from './handlers/pd-health-generate.js';
 import {
   firstAvailablePrefill,
@@ -99,6 +100,20 @@ export const ROUTES: readonly Route[] = [
     label: '/flush_cache',
     auth: 'admin',
     handler: flushCache,
+  },
+  {
+    method: 'POST',
+    path: '/parse/function_call',
+    label: '/parse/function_call',
+    auth: 'admin',
+    handler: parseFunctionCall,
+  },
+  {
+    method: 'POST',
+    path: '/parse/reasoning',
+    label: '/parse/reasoning',
+    auth: 'admin',
+    handler: parseReasoning,
   },
   get('/workers', 'admin', listWorkers),
   { method: 'POST', path: '/workers', label: '/workers', auth: 'admin', handler: createWorker },
