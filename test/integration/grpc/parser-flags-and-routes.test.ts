@@ -43,7 +43,7 @@ it('forced parsers: DeepSeek-R1 reasoning from the first token, then Mistral too
   assert.deepEqual(
     (message.tool_calls as { function: { name: string; arguments: string } }[]).map((c) => [
       c.function.name,
-      JSON.parse(c.function.arguments),
+      JSON.parse(c.function.arguments) as unknown,
     ]),
     [['get_time', { tz: 'UTC' }]],
   );

@@ -110,7 +110,7 @@ describe('tool calls', () => {
     assert.equal(message?.content, 'Let me check.\n', 'the text before the call, as written');
     const calls = fnCalls(message) ?? [];
     assert.deepEqual(
-      calls.map((c) => [c.type, c.function.name, JSON.parse(c.function.arguments)]),
+      calls.map((c) => [c.type, c.function.name, JSON.parse(c.function.arguments) as unknown]),
       [
         ['function', 'get_weather', { city: 'Paris "centre"', unit: 'c' }],
         ['function', 'get_time', {}],
