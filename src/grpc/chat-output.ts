@@ -128,18 +128,27 @@ export class ChatOutput {
       }
       return {
         content: '',
-        toolCalls: calls.map((c, i) => this.#first(i, c.name, c.arguments)),
+        toolCalls: calls
+          .filter((_, i) => this.#allowed(i))
+          .map((c, i) => this.#first(i, c.name, c.arguments)),
       };
     }
     if (this.#tools === undefined) return { content: text, toolCalls: [] };
     const step = text === '' ? { content: '', calls: [] } : this.#tools.push(text);
     const last = end ? this.#tools.finish() : { content: '', calls: [] };
-    const deltas = [...step.calls, ...last.calls].map((d) => this.#wire(d));
+    const deltas = [...step.calls, ...last.calls]
+      .filter((d) => this.#allowed(d.index))
+      .map((d) => this.#wire(d));
     const content = step.content + last.content;
     const marker = this.#p.tools?.marker;
     if (marker !== undefined && content.includes(marker)) this.#sawMarkup = true;
     if (end && this.#ids.length === 0 && this.#sawMarkup) this.#p.onUnparsed?.(this.#name());
     return { content, toolCalls: deltas };
+  }
+
+  /** `parallel_tool_calls: false` keeps the first call only; the model's later calls are dropped. */
+  #allowed(index: number): boolean {
+    return index === 0 || this.#p.tools?.info.parallel !== false;
   }
 
   #name(): string {
@@ -185,6 +194,7 @@ export function parseChatAnswer(
     if (calls.length === 0 && marker !== undefined && content.includes(marker))
       p.onUnparsed?.(p.tools.parser.name);
   }
+  if (info?.parallel === false) calls = calls.slice(0, 1);
   const toolCalls = calls.map((c, i) => ({
     id: toolCallId(p.model, c.name, i, info?.historyCalls ?? 0),
     type: 'function' as const,

@@ -25,6 +25,8 @@ export interface ChatTools {
   mode: ToolMode;
   /** Calls in earlier assistant messages: Kimi-K2 numbers its call ids across the conversation. */
   historyCalls: number;
+  /** `parallel_tool_calls` (default true); false keeps at most one call per answer. */
+  parallel: boolean;
 }
 
 function isObject(v: unknown): v is JsonObject {
@@ -84,7 +86,16 @@ export function chatToolsOf(body: JsonObject): ChatTools | undefined {
   const functions = readFunctions(tools);
   const mode = readMode(body.tool_choice, functions);
   if (mode === 'none') return undefined;
-  return { templateTools: tools, functions, mode, historyCalls: historyCalls(body.messages) };
+  const parallel = body.parallel_tool_calls;
+  if (parallel !== undefined && parallel !== null && typeof parallel !== 'boolean')
+    throw badParam("'parallel_tool_calls' must be a boolean");
+  return {
+    templateTools: tools,
+    functions,
+    mode,
+    historyCalls: historyCalls(body.messages),
+    parallel: parallel !== false,
+  };
 }
 
 /** The engine constraint that enforces `required` or a named function; none for `auto`. */
@@ -108,6 +119,7 @@ export function toolConstraint(tools: ChatTools): Constraint | undefined {
   const schema: JsonObject = {
     type: 'array',
     minItems: 1,
+    ...(tools.parallel ? {} : { maxItems: 1 }),
     items: {
       type: 'object',
       anyOf: functions.map((f) => ({

@@ -133,6 +133,20 @@ describe('tool calls', () => {
     for (const c of streamed.calls) assert.match(c.id, /^call_[0-9a-f]{24}$/);
   });
 
+  it('parallel_tool_calls false keeps the first call only', async () => {
+    const body = { model: 'qwen3', messages: saying(CALL), tools, parallel_tool_calls: false };
+    const whole = await client.chat.completions.create(body);
+    assert.deepEqual(
+      fnCalls(whole.choices[0]?.message)?.map((c) => c.function.name),
+      ['get_weather'],
+    );
+    const streamed = await collectStream({ ...body, stream: true });
+    assert.deepEqual(
+      streamed.calls.map((c) => c.name),
+      ['get_weather'],
+    );
+  });
+
   it('a plain answer with tools is content; tool_choice none hides the tools', async () => {
     const plain = await client.chat.completions.create({
       model: 'qwen3',

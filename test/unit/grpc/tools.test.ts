@@ -86,3 +86,18 @@ test('required and named choices become JSON-schema constraints; auto none', () 
     [['get_weather'], ['get_time']],
   );
 });
+
+test('parallel_tool_calls false allows one call: the required schema says so', () => {
+  const one = chatToolsOf({
+    tools: [weather],
+    tool_choice: 'required',
+    parallel_tool_calls: false,
+  });
+  assert.equal(one?.parallel, false);
+  const schema = JSON.parse((toolConstraint(one!) as { value: string }).value) as {
+    maxItems?: number;
+  };
+  assert.equal(schema.maxItems, 1);
+  assert.equal(chatToolsOf({ tools: [weather] })?.parallel, true);
+  refused({ tools: [weather], parallel_tool_calls: 'no' }, /parallel_tool_calls/);
+});
