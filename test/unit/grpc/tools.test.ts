@@ -94,7 +94,7 @@ test('parallel_tool_calls false allows one call: the required schema says so', (
     parallel_tool_calls: false,
   });
   assert.equal(one?.parallel, false);
-  const schema = JSON.parse((toolConstraint(one!) as { value: string }).value) as {
+  const schema = JSON.parse((toolConstraint(one) as { value: string }).value) as {
     maxItems?: number;
   };
   assert.equal(schema.maxItems, 1);
