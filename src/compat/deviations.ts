@@ -53,6 +53,21 @@ export const DELIBERATE_DEVIATIONS: readonly Deviation[] = [
     doc: 'docs/grpc.md, docs/pd.md (PD over gRPC)',
   },
   {
+    title: "A template's thinking toggle alone does not make a reply reasoning",
+    text: 'SMG marks reasoning as started whenever the chat template has a thinking toggle that is on, so a Qwen3 reply without `<think>` tags becomes `reasoning_content`; Switchyard starts in reasoning only when the rendered prompt ends inside an open block, or for parsers whose models never print the opening tag (`deepseek_r1`, ...).',
+    doc: 'docs/parsers.md (Request fields)',
+  },
+  {
+    title: 'Every character outside a tool call stays content',
+    text: "SMG's whole-text tool parsers keep only the text before the first call for some formats and drop a malformed block when another call parses; Switchyard keeps text before, between and after calls and leaves malformed markup as content (counted in `smg_tool_call_parse_failures_total`), so streamed and whole answers agree.",
+    doc: "docs/parsers.md (Differences from SMG's parsers)",
+  },
+  {
+    title: 'Unknown parser names stop startup',
+    text: 'SMG logs a warning for an unknown `--tool-call-parser` / `--reasoning-parser` and falls back to the model mapping; Switchyard exits 2 listing the names, and refuses SMG names whose formats it does not build.',
+    doc: 'docs/configuration.md, docs/parsers.md',
+  },
+  {
     title: 'A gRPC PD pair fails fast on its first failed leg',
     text: "SMG's snapshot sends both legs with `tokio::join!` and answers only when both have answered, so a failed prefill waits for its decode's deadline; Switchyard answers the first failure (`prefill_worker_failed_to_start` / `decode_worker_failed_to_start`) at once and aborts the other leg.",
     doc: 'docs/pd.md (PD over gRPC)',
