@@ -126,12 +126,16 @@ export function chatPartsFrame(
   logprobsFrom: number,
   wantLogprobs: boolean,
 ): string {
+  const moreLogprobs = wantLogprobs && c.logprobs.length > logprobsFrom;
+  if (parts.reasoning === '' && parts.toolCalls.length === 0) {
+    // Plain content, the common case: the same cached-prefix frame as an unparsed answer.
+    if (parts.content === '' && !moreLogprobs) return '';
+    return deltaFrame('chat', meta, c, parts.content, logprobsFrom, wantLogprobs);
+  }
   const delta: Record<string, unknown> = {};
   if (parts.content !== '') delta.content = parts.content;
   if (parts.reasoning !== '') delta.reasoning_content = parts.reasoning;
   if (parts.toolCalls.length > 0) delta.tool_calls = parts.toolCalls;
-  const moreLogprobs = wantLogprobs && c.logprobs.length > logprobsFrom;
-  if (Object.keys(delta).length === 0 && !moreLogprobs) return '';
   return sse({
     id: meta.id,
     object: 'chat.completion.chunk',
