@@ -143,7 +143,7 @@ function targets(runs: readonly RunRecord[], aggregates: readonly Aggregate[]): 
 
   // Per streamed token: all of a stream's gateway CPU (its request included) over its tokens,
   // and, for reading, the marginal cost: (stream − small chat) ÷ (tokens − 1).
-  for (const p of ['grpc', 'grpc-l0', 'http']) {
+  for (const p of ['grpc', 'grpc-l0', 'grpc-parsed', 'http']) {
     const s = get('stream', p);
     const c = get('chat', p);
     if (!s) continue;

@@ -4,7 +4,9 @@
 //   http     the gateway in front of canned HTTP simulator workers (the relay);
 //   grpc     the gateway in front of canned gRPC workers (SGLang runtime, Qwen3's tokenizer),
 //            L0 off (SMG's and our default, so the render cache is off too);
-//   grpc-l0  the same with --tokenizer-cache-enable-l0 (exact-match encode + render caches).
+//   grpc-l0  the same with --tokenizer-cache-enable-l0 (exact-match encode + render caches);
+//   grpc-parsed  grpc with --reasoning-parser qwen3 (what a Qwen model gets by its name): the
+//            answer has no tags, so this is the parsers' cost on plain content.
 // Both fleets answer at once and then one token per millisecond. Pinning, interleaving, medians
 // and the CPU reading are those of bench/overhead (see docs/benchmarks.md).
 //
@@ -101,9 +103,11 @@ async function main(): Promise<void> {
     const http = await gateway(httpFleet.urls);
     const grpc = await gateway(grpcFleet.urls);
     const grpcL0 = await gateway(grpcFleet.urls, L0_FLAGS);
+    const grpcParsed = await gateway(grpcFleet.urls, ['--reasoning-parser', 'qwen3']);
     console.log(await sanity('http', http.url, false));
     console.log(await sanity('grpc', grpc.url, true));
     console.log(await sanity('grpc-l0', grpcL0.url, true));
+    console.log(await sanity('grpc-parsed', grpcParsed.url, true));
 
     const paths: PathUnderTest[] = [
       {
@@ -122,6 +126,13 @@ async function main(): Promise<void> {
         workloads: ['chat', 'long', 'stream'],
       },
       { name: 'grpc-l0', origins: [grpcL0.url], proc: grpcL0.proc, sim: grpcFleet.proc },
+      {
+        name: 'grpc-parsed',
+        origins: [grpcParsed.url],
+        proc: grpcParsed.proc,
+        sim: grpcFleet.proc,
+        workloads: ['chat', 'stream'],
+      },
     ];
     const runsOn = (p: PathUnderTest, w: Workload): boolean =>
       p.workloads === undefined || p.workloads.includes(w.name);
