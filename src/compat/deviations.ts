@@ -63,6 +63,11 @@ export const DELIBERATE_DEVIATIONS: readonly Deviation[] = [
     doc: "docs/parsers.md (Differences from SMG's parsers)",
   },
   {
+    title: 'A forced tool choice with another constraint is a 400',
+    text: "`tool_choice` `required` or a named function together with `response_format`, `regex`, `ebnf` or `json_schema` is answered `400 invalid_request_parameters`; SMG drops the tool constraint with a warning and sends the other, so the client's choice is silently not enforced.",
+    doc: 'docs/parsers.md (Request fields)',
+  },
+  {
     title: 'Unknown parser names stop startup',
     text: 'SMG logs a warning for an unknown `--tool-call-parser` / `--reasoning-parser` and falls back to the model mapping; Switchyard exits 2 listing the names, and refuses SMG names whose formats it does not build.',
     doc: 'docs/configuration.md, docs/parsers.md',

@@ -108,7 +108,12 @@ export const SMG_ROUTES: readonly SmgRoute[] = [
   { methods: 'POST', path: '/stop_profile', status: ABSENT },
   { methods: 'GET', path: '/get_loads', status: 'same' },
   { methods: 'POST', path: '/parse/function_call', status: 'same' },
-  { methods: 'POST', path: '/parse/reasoning', status: 'same' },
+  {
+    methods: 'POST',
+    path: '/parse/reasoning',
+    status: 'differs',
+    note: 'Text before the start tag stays normal text (SMG folds it into the reasoning).',
+  },
   { methods: 'POST, GET', path: '/wasm', status: ABSENT, note: 'No WASM plugins.' },
   { methods: 'DELETE', path: '/wasm/{module_uuid}', status: ABSENT, note: 'No WASM plugins.' },
   {

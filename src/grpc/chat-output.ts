@@ -61,26 +61,31 @@ function forcedJson(p: ChatParsing): boolean {
   return p.tools !== undefined && p.tools.info.mode.kind !== 'auto';
 }
 
-/** Calls from a constrained JSON answer, or undefined when it is not the JSON it was forced to be. */
+/**
+ * Calls from a constrained JSON answer, or undefined when it is not the JSON it was forced to be.
+ * A named function's arguments are the engine's own text (no re-serialization: big integers and
+ * `1.0` keep their digits); anything that cannot be read back, however deep or odd, is undefined
+ * and so returned as content, never thrown.
+ */
 function callsFromJson(text: string, info: ChatTools): ToolCall[] | undefined {
-  let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    const doc: unknown = JSON.parse(text);
+    if (info.mode.kind === 'named') {
+      if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return undefined;
+      return [{ name: info.mode.name, arguments: text }];
+    }
+    if (!Array.isArray(doc)) return undefined;
+    const calls: ToolCall[] = [];
+    for (const item of doc) {
+      const o = item as { name?: unknown; parameters?: unknown } | null;
+      if (typeof o?.name !== 'string' || o.parameters === undefined) continue;
+      calls.push({ name: o.name, arguments: JSON.stringify(o.parameters) });
+    }
+    return calls.length > 0 ? calls : undefined;
   } catch {
+    // Not JSON, or JSON too deep to serialize again.
     return undefined;
   }
-  if (info.mode.kind === 'named') {
-    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return undefined;
-    return [{ name: info.mode.name, arguments: JSON.stringify(doc) }];
-  }
-  if (!Array.isArray(doc)) return undefined;
-  const calls: ToolCall[] = [];
-  for (const item of doc) {
-    const o = item as { name?: unknown; parameters?: unknown } | null;
-    if (typeof o?.name !== 'string' || o.parameters === undefined) continue;
-    calls.push({ name: o.name, arguments: JSON.stringify(o.parameters) });
-  }
-  return calls.length > 0 ? calls : undefined;
 }
 
 /** The streaming split of one sample. */
@@ -109,6 +114,17 @@ export class ChatOutput {
     if (text === '') return EMPTY;
     const split = this.#reasoning?.push(text) ?? { reasoning: '', content: text };
     return { reasoning: split.reasoning, ...this.#content(split.content, false) };
+  }
+
+  /** The sample's last text and its end, as one delta. */
+  pushLast(text: string): ChatDelta {
+    const last = this.push(text);
+    const rest = this.finish();
+    return {
+      reasoning: last.reasoning + rest.reasoning,
+      content: last.content + rest.content,
+      toolCalls: [...last.toolCalls, ...rest.toolCalls],
+    };
   }
 
   finish(): ChatDelta {

@@ -20,10 +20,20 @@ export interface ModelParsers {
   onUnparsed?: ((parser: string) => void) | undefined;
 }
 
-/** Whether `prompt` ends inside an open `start` … `end` block. */
-export function endsInsideBlock(prompt: string, start: string, end: string): boolean {
+/**
+ * Whether `prompt` ends inside an open block: its last `start` tag is followed by nothing but
+ * whitespace (a template that opens the block puts it last). A tag a user merely mentions earlier
+ * in the conversation does not count.
+ */
+export function endsInsideBlock(prompt: string, start: string): boolean {
   const open = prompt.lastIndexOf(start);
-  return open !== -1 && prompt.lastIndexOf(end) < open;
+  if (open === -1) return false;
+  for (let i = open + start.length; i < prompt.length; i++) {
+    const c = prompt.charCodeAt(i);
+    // space, tab, newline, carriage return
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return false;
+  }
+  return true;
 }
 
 export function chatParsingFor(
@@ -51,7 +61,7 @@ export function chatParsingFor(
             start: {
               inReasoning:
                 reasoning.alwaysStartsInReasoning ||
-                endsInsideBlock(prompt, reasoning.startTag, reasoning.endTag),
+                (reasoning.startTag !== '' && endsInsideBlock(prompt, reasoning.startTag)),
             },
           },
     tools,

@@ -35,10 +35,29 @@ export class ChoiceState {
   /** Chat with a reasoning or tool parser, not streamed: the whole answer's split. */
   parsed: { reasoning: string; content: string; toolCalls: WireToolCall[] } | undefined;
 
-  /** The finish reason the client sees: a sample that made tool calls finished with them. */
+  /**
+   * The finish reason the client sees: a sample that stopped after making tool calls finished
+   * with them; one cut by its length (a call may be cut with it) or aborted keeps that reason.
+   */
   get clientFinishReason(): string {
+    const reason = this.finishReason ?? 'stop';
     const calls = this.output?.calls ?? this.parsed?.toolCalls.length ?? 0;
-    return calls > 0 ? 'tool_calls' : (this.finishReason ?? 'stop');
+    return calls > 0 && reason === 'stop' ? 'tool_calls' : reason;
+  }
+
+  /** The engine's complete for this sample arrived. */
+  completed = false;
+
+  /**
+   * The stream ended without this sample's complete: the text its stop decoder still holds, so
+   * nothing the engine sent is lost.
+   */
+  endWithoutComplete(): string {
+    if (this.completed || this.stoppedLocally) return '';
+    this.completed = true;
+    const held = this.decoder.flush();
+    this.text += held;
+    return held;
   }
 
   constructor(
@@ -60,6 +79,7 @@ export class ChoiceState {
    * not decoded again; without a stream they are every output id and are decoded here.
    */
   onComplete(complete: EngineComplete, streamed: boolean): string {
+    this.completed = true;
     this.#counts(complete);
     let text = '';
     if (!streamed && !this.stoppedLocally)

@@ -129,14 +129,8 @@ export class GenerateStreamBody extends PushBody {
       // Chat whose text is parsed: reasoning, content and tool calls as the parsers split them.
       if (out.kind === 'chunk')
         return frames + chatPartsFrame(meta, c, parsed.push(c.onChunk(out)), from, wantLogprobs);
-      const last = parsed.push(c.onComplete(out, true));
-      const rest = parsed.finish();
-      const merged = {
-        reasoning: last.reasoning + rest.reasoning,
-        content: last.content + rest.content,
-        toolCalls: [...last.toolCalls, ...rest.toolCalls],
-      };
-      return frames + chatPartsFrame(meta, c, merged, from, wantLogprobs);
+      const last = parsed.pushLast(c.onComplete(out, true));
+      return frames + chatPartsFrame(meta, c, last, from, wantLogprobs);
     }
     if (out.kind === 'chunk') {
       const text = c.onChunk(out);
@@ -156,12 +150,29 @@ export class GenerateStreamBody extends PushBody {
     return frames;
   }
 
+  #flushUncompleted(c: ChoiceState): string {
+    if (c.completed) return '';
+    const { plan, meta } = this.#o;
+    const want = plan.logprobs !== undefined;
+    const from = c.logprobs.length;
+    const text = c.endWithoutComplete();
+    const parsed = c.output;
+    if (parsed === undefined) {
+      return text === '' || plan.kind === 'generate'
+        ? ''
+        : deltaFrame(plan.kind, meta, c, text, from, want);
+    }
+    return chatPartsFrame(meta, c, parsed.pushLast(text), from, want);
+  }
+
   /** After the engine's last output: finish frames per sample, usage if asked, `[DONE]`. */
   #closing(): string {
     const { plan, meta } = this.#o;
     if (plan.kind === 'generate') return DONE;
     const choices = [...this.#choices.values()].sort((a, b) => a.index - b.index);
     let frames = '';
+    // A sample whose complete never came still gets the text its decoder and parsers hold.
+    for (const c of choices) frames += this.#flushUncompleted(c);
     for (const c of choices) frames += finishFrame(plan.kind, meta, c);
     if (plan.includeUsage) frames += usageFrame(plan.kind, meta, choices);
     return frames + DONE;

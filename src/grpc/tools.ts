@@ -90,7 +90,9 @@ export function chatToolsOf(body: JsonObject): ChatTools | undefined {
   if (parallel !== undefined && parallel !== null && typeof parallel !== 'boolean')
     throw badParam("'parallel_tool_calls' must be a boolean");
   return {
-    templateTools: tools,
+    // A named function is the only tool the model is shown, as SMG filters them.
+    templateTools:
+      mode.kind === 'named' ? tools.filter((_, i) => functions[i]?.name === mode.name) : tools,
     functions,
     mode,
     historyCalls: historyCalls(body.messages),
@@ -106,14 +108,16 @@ export function toolConstraint(tools: ChatTools): Constraint | undefined {
     const fn = functions.find((f) => f.name === mode.name);
     return { kind: 'json_schema', value: JSON.stringify(fn?.parameters ?? { type: 'object' }) };
   }
-  const defs: Record<string, unknown> = {};
+  // A Map: a definition named `constructor` or `__proto__` is just a name here.
+  const defs = new Map<string, unknown>();
   for (const f of functions) {
     const own = (f.parameters as JsonObject).$defs;
     if (!isObject(own)) continue;
     for (const [k, v] of Object.entries(own)) {
-      if (k in defs && JSON.stringify(defs[k]) !== JSON.stringify(v))
+      const seen = defs.get(k);
+      if (seen !== undefined && JSON.stringify(seen) !== JSON.stringify(v))
         throw badParam(`Tool definition '${k}' has multiple conflicting schemas`);
-      defs[k] = v;
+      defs.set(k, v);
     }
   }
   const schema: JsonObject = {
@@ -128,6 +132,6 @@ export function toolConstraint(tools: ChatTools): Constraint | undefined {
       })),
     },
   };
-  if (Object.keys(defs).length > 0) schema.$defs = defs;
+  if (defs.size > 0) schema.$defs = Object.fromEntries<unknown>(defs);
   return { kind: 'json_schema', value: JSON.stringify(schema) };
 }

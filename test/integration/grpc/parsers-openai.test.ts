@@ -147,6 +147,14 @@ describe('tool calls', () => {
     );
   });
 
+  it('a call cut by max_tokens keeps finish_reason length, streamed and not', async () => {
+    const body = { model: 'qwen3', messages: saying(CALL), tools, max_tokens: 12 };
+    const whole = await client.chat.completions.create(body);
+    assert.equal(whole.choices[0]?.finish_reason, 'length');
+    const streamed = await collectStream({ ...body, stream: true });
+    assert.equal(streamed.finish, 'length');
+  });
+
   it('a plain answer with tools is content; tool_choice none hides the tools', async () => {
     const plain = await client.chat.completions.create({
       model: 'qwen3',
@@ -260,6 +268,21 @@ describe('reasoning', () => {
       separate_reasoning: false,
     });
     assert.equal(kept.choices[0]?.message.content, answer);
+  });
+
+  it('a <think> the user mentions does not start reasoning', async () => {
+    const res = await client.chat.completions.create({
+      model: 'qwen3',
+      messages: [
+        {
+          role: 'user',
+          content: 'What does a <think> tag do? <sim-answer>It marks thoughts.</sim-answer>',
+        },
+      ],
+    });
+    const message = res.choices[0]?.message as { content: string; reasoning_content?: string };
+    assert.equal(message.content, 'It marks thoughts.');
+    assert.equal(message.reasoning_content, undefined);
   });
 
   it('reasoning then a tool call: only the content is searched for calls', async () => {
