@@ -136,20 +136,23 @@ export function chatPartsFrame(
   if (parts.content !== '') delta.content = parts.content;
   if (parts.reasoning !== '') delta.reasoning_content = parts.reasoning;
   if (parts.toolCalls.length > 0) delta.tool_calls = parts.toolCalls;
+  return chatChunk(
+    meta,
+    c.index,
+    delta,
+    logprobsSince('chat', meta, c, logprobsFrom, wantLogprobs),
+  );
+}
+
+/** One chat chunk frame of one sample, not finished. */
+function chatChunk(meta: ResponseMeta, index: number, delta: object, logprobs: unknown): string {
   return sse({
     id: meta.id,
     object: 'chat.completion.chunk',
     created: meta.created,
     model: meta.model,
     system_fingerprint: meta.fingerprint,
-    choices: [
-      {
-        index: c.index,
-        delta,
-        logprobs: logprobsSince('chat', meta, c, logprobsFrom, wantLogprobs),
-        finish_reason: null,
-      },
-    ],
+    choices: [{ index, delta, logprobs, finish_reason: null }],
   });
 }
 
@@ -169,21 +172,7 @@ function chatMessage(c: ChoiceState): Record<string, unknown> {
 
 /** Chat's first frame of a sample: the assistant role. */
 export function roleFrame(meta: ResponseMeta, index: number): string {
-  return sse({
-    id: meta.id,
-    object: 'chat.completion.chunk',
-    created: meta.created,
-    model: meta.model,
-    system_fingerprint: meta.fingerprint,
-    choices: [
-      {
-        index,
-        delta: { role: 'assistant', content: '' },
-        logprobs: null,
-        finish_reason: null,
-      },
-    ],
-  });
+  return chatChunk(meta, index, { role: 'assistant', content: '' }, null);
 }
 
 /** The last frame of one sample: its finish reason and matched stop. */
