@@ -43,9 +43,11 @@ export function startGrpcLeg(
       calls.push(client.generate(input));
     }
   } catch (err) {
-    // Building or serializing an engine request failed: the calls already made are dropped.
+    // Building or serializing an engine request failed: the calls already made are dropped, and
+    // the admission lease handed to the leg goes back with its loads (the router no longer holds it).
     for (const c of calls) c.disposeNow();
     for (const l of loads) l.release();
+    admission?.release();
     throw err;
   }
   const call = calls.length === 1 && calls[0] !== undefined ? calls[0] : new FanoutCall(calls);
