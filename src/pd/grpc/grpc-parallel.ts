@@ -11,7 +11,7 @@
  * so the engine is never torn down mid-handoff.
  */
 import type { Clock, Timer } from '@switchyard/kit';
-import type { GenerateCall, GenerateInput } from '../../engine/types.js';
+import type { GenerateInput } from '../../engine/types.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { Outcome } from '../../workers/circuit-breaker.js';
 import type { Worker } from '../../workers/worker.js';
@@ -164,7 +164,7 @@ function formPair(
     const onAbort = (): void => settle(() => reject(signal.reason as Error));
     signal.addEventListener('abort', onAbort, { once: true });
     void prefill.failed.then((error) => fail(prefill.leg, error, undefined));
-    started(prefill.leg.call).then(
+    prefill.leg.call.started.then(
       () => {
         prefillStarted = true;
         both();
@@ -172,7 +172,7 @@ function formPair(
       // A prefill that fails to start is reported through `failed`, with its drain's verdict.
       () => undefined,
     );
-    started(d.call).then(
+    d.call.started.then(
       () => {
         decodeStarted = true;
         both();
@@ -183,8 +183,4 @@ function formPair(
       },
     );
   });
-}
-
-function started(call: GenerateCall): Promise<void> {
-  return call.started;
 }
