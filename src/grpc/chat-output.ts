@@ -14,6 +14,7 @@ import type {
   ToolCallDelta,
   ToolParser,
   ToolStream,
+  ToolStreamStep,
 } from '../parsers/types.js';
 import { toolCallId } from './tool-call-id.js';
 import type { ChatTools } from './tools.js';
@@ -55,6 +56,8 @@ export interface ChatParsing {
 }
 
 const EMPTY: ChatDelta = { reasoning: '', content: '', toolCalls: [] };
+const NO_CALLS: WireToolCallDelta[] = [];
+const NO_STEP: ToolStreamStep = { content: '', calls: [] };
 
 /** True when a parse must happen on the whole text (a constrained JSON answer). */
 function forcedJson(p: ChatParsing): boolean {
@@ -150,11 +153,14 @@ export class ChatOutput {
       };
     }
     if (this.#tools === undefined) return { content: text, toolCalls: [] };
-    const step = text === '' ? { content: '', calls: [] } : this.#tools.push(text);
-    const last = end ? this.#tools.finish() : { content: '', calls: [] };
-    const deltas = [...step.calls, ...last.calls]
-      .filter((d) => this.#allowed(d.index))
-      .map((d) => this.#wire(d));
+    const step = text === '' ? NO_STEP : this.#tools.push(text);
+    const last = end ? this.#tools.finish() : NO_STEP;
+    const calls = last.calls.length === 0 ? step.calls : [...step.calls, ...last.calls];
+    // Most pieces carry no call fragment: they cost no array work.
+    const deltas =
+      calls.length === 0
+        ? NO_CALLS
+        : calls.filter((d) => this.#allowed(d.index)).map((d) => this.#wire(d));
     const content = step.content + last.content;
     const marker = this.#p.tools?.marker;
     if (marker !== undefined && content.includes(marker)) this.#sawMarkup = true;

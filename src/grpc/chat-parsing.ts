@@ -43,7 +43,9 @@ export function chatParsingFor(
   parsers: ModelParsers | undefined,
 ): ChatParsing | undefined {
   if (plan.kind !== 'chat' || parsers === undefined) return undefined;
-  const reasoning = plan.separateReasoning === false ? undefined : parsers.reasoning(model);
+  const found = plan.separateReasoning === false ? undefined : parsers.reasoning(model);
+  // `passthrough` leaves every character content: the plain path does that without a parser.
+  const reasoning = found?.name === 'passthrough' ? undefined : found;
   const info = plan.tools;
   const tool = info === undefined ? undefined : parsers.tool(model);
   // `auto` needs the model's parser; `required` and a named function are read as JSON.
