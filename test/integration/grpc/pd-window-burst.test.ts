@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { assertAllReleased, waitFor } from '../../helpers/gateway.js';
 import { startGrpcPdSetup } from '../../helpers/grpc-pd-fleet.js';
-import { postJson } from '../../helpers/http.js';
+import { sendBurst } from '../../helpers/pd-burst.js';
 import type { PdSetup } from '../../helpers/pd-fleet.js';
 
 const WINDOW = 4;
@@ -33,29 +33,14 @@ async function burst(admission: boolean): Promise<{
     flags: ['--disable-retries', ...(admission ? [] : ['--disable-pd-decode-admission'])],
   });
   setups.push(pd);
-  const decode = pd.decodes[0];
-  assert.ok(decode);
-  let maxRunning = 0;
-  const sampler = setInterval(() => {
-    maxRunning = Math.max(maxRunning, decode.stats().running);
-  }, 2);
-  const results = await Promise.all(
-    Array.from({ length: BURST }, async (_, i) => {
-      const res = await postJson(`${pd.gateway.url}/generate`, {
-        text: `burst request ${i}`,
-        sampling_params: { max_new_tokens: 400, ignore_eos: true },
-      });
-      await res.arrayBuffer();
-      return res.status === 200
-        ? 'ok'
-        : (res.headers.get('x-smg-error-code') ?? String(res.status));
-    }),
-  );
-  clearInterval(sampler);
+  const { codes, maxRunning } = await sendBurst(pd, BURST, {
+    max_new_tokens: 400,
+    ignore_eos: true,
+  });
   return {
     pd,
-    ok: results.filter((c) => c === 'ok').length,
-    codes: results.filter((c) => c !== 'ok'),
+    ok: codes.filter((c) => c === 'ok').length,
+    codes: codes.filter((c) => c !== 'ok'),
     maxRunning,
   };
 }

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { assertAllReleased, waitFor } from '../../helpers/gateway.js';
-import { postJson } from '../../helpers/http.js';
+import { sendBurst } from '../../helpers/pd-burst.js';
 import { startPdSetup, type PdSetup } from '../../helpers/pd-fleet.js';
 
 const WINDOW = 4;
@@ -28,27 +28,11 @@ async function burst(
     flags: ['--disable-retries', ...(admission ? [] : ['--disable-pd-decode-admission'])],
   });
   setups.push(pd);
-  const decode = pd.decodes[0];
-  assert.ok(decode);
-  let maxRunning = 0;
-  const sampler = setInterval(() => {
-    maxRunning = Math.max(maxRunning, decode.stats().running);
-  }, 2);
-  const results = await Promise.all(
-    Array.from({ length: BURST }, async (_, i) => {
-      const res = await postJson(`${pd.gateway.url}/generate`, {
-        text: `burst request ${i}`,
-        sampling_params: { max_new_tokens: 400 },
-      });
-      await res.arrayBuffer();
-      return res.status;
-    }),
-  );
-  clearInterval(sampler);
+  const { codes, maxRunning } = await sendBurst(pd, BURST, { max_new_tokens: 400 });
   return {
     pd,
-    ok: results.filter((s) => s === 200).length,
-    failed: results.filter((s) => s !== 200).length,
+    ok: codes.filter((c) => c === 'ok').length,
+    failed: codes.filter((c) => c !== 'ok').length,
     maxRunning,
   };
 }
