@@ -11,6 +11,7 @@ import { consumeUrlPort } from './consume-url-port.js';
 import { policyFlag, type CoreFlag } from './core-flag.js';
 import type { GatewayFlag } from './flag-status.js';
 import { RESILIENCE_FLAGS } from './flags-resilience.js';
+import { SCALE_OUT_FLAGS } from './flags-scale-out.js';
 import { ROUTING_FLAGS } from './flags-routing.js';
 import { SERVING_FLAGS } from './flags-serving.js';
 import { TOKENIZER_FLAGS } from './flags-tokenizer.js';
@@ -144,6 +145,7 @@ const CORE_FLAGS: readonly CoreFlag[] = [
   ...RESILIENCE_FLAGS,
   ...SERVING_FLAGS,
   ...TOKENIZER_FLAGS,
+  ...SCALE_OUT_FLAGS,
 ];
 
 /** The one flag table: implemented, then SMG's no-effect and unsupported flags. */

@@ -61,6 +61,21 @@ const headerName = z
 /** SMG joins the worker URL and the path as is; a missing `/` would glue the path to the port. */
 const probePath = z.string().transform((path) => (path.startsWith('/') ? path : `/${path}`));
 
+/** `redis://host:port[/db]` (or `rediss://`); the db, when given, a whole number. */
+const redisUrl = z.string().refine((raw) => {
+  try {
+    const url = new URL(raw);
+    const db = url.pathname.replace(/^\//, '');
+    return (
+      (url.protocol === 'redis:' || url.protocol === 'rediss:') &&
+      url.hostname !== '' &&
+      /^\d*$/.test(db)
+    );
+  } catch {
+    return false;
+  }
+}, 'must be redis://host:port[/db]');
+
 export const gatewayConfigSchema = z.object({
   host: z.string().min(1),
   port,
@@ -172,6 +187,11 @@ export const gatewayConfigSchema = z.object({
   // Parser names are checked against the parser tables by the flag itself.
   reasoningParser: z.string().min(1).optional(),
   toolCallParser: z.string().min(1).optional(),
+  // Scale-out: processes on this host, and where admission state is shared across replicas.
+  workers: z.number().int().min(1).max(256),
+  admissionStore: redisUrl.optional(),
+  admissionLeaseSecs: secs(1),
+  admissionReplicas: positiveInt.optional(),
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
