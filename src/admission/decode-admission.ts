@@ -21,10 +21,10 @@
  *   WaitBudget shared by all attempts of one client request. When it runs out the request is
  *   shed with a retryable 503 so the retry executor re-selects another pair.
  *
- * Scope: claims are counted per gateway process. R replicas in front of one decode worker may
- * together post up to R x window rooms, and traffic sent to the engine directly is not seen at all;
- * the window is an estimate. Run one replica per decode pool, or set the window label to window / R
- * on each replica, until claims are shared through a store.
+ * Scope: claims are counted in the admission store (store/types.ts): this process, the primary of
+ * `launch --workers N`, or Redis shared by every replica. The queue stays in the process, so FIFO
+ * holds per process; across processes the store decides who takes freed rooms first. Traffic sent
+ * to the engine directly is not seen at all: the window is an estimate.
  */
 import type { EventEmitter } from 'node:events';
 import type { GatewayConfig } from '../config/schema.js';
@@ -40,6 +40,10 @@ import {
 } from './decode-window.js';
 import { RoomClaim, ungated, type DecodeClaim } from './decode-claim.js';
 import { WaitQueue } from './wait-queue.js';
+import { AsyncGrant } from './store/async-grant.js';
+import { InProcessStore } from './store/in-process-store.js';
+import { StoreGate } from './store/store-gate.js';
+import type { AdmissionStore, StoreTicket, TakeResult } from './store/types.js';
 
 export { WaitBudget, windowOf, retryAfterSecs, type ShedReason } from './decode-window.js';
 export type { DecodeClaim } from './decode-claim.js';
@@ -69,15 +73,23 @@ export interface DecodeAdmissionOptions {
   /** Reads waits and arms each waiter's budget deadline; the system clock when absent. */
   clock?: Clock | undefined;
   hooks?: DecodeAdmissionHooks | undefined;
+  /** Where claims are counted; this process's memory when absent. */
+  store?: AdmissionStore | undefined;
 }
+
+/** The store key of a decode worker's rooms. */
+export const decodeStoreKey = (workerKey: string): string => `decode:${workerKey}`;
 
 /** One decode worker's rooms, keyed by worker key so a same-URL replacement inherits them. */
 interface WorkerState {
   readonly key: string;
   url: string;
   window: number | undefined;
+  /** Rooms claimed through this process (its share of the store's total; the gauge). */
   claimed: number;
   readonly queue: WaitQueue<DecodeClaim>;
+  /** The queue size last reported to the store gate's waiter count. */
+  waiters: number;
   /** Removed from the registry while claims were still out: no gauge updates. */
   removed: boolean;
 }
@@ -89,12 +101,25 @@ export class DecodeAdmission {
   readonly #waitMs: number;
   readonly #clock: Clock;
   readonly #hooks: DecodeAdmissionHooks;
+  readonly #gate: StoreGate;
+  readonly #unsubscribe: () => void;
   #closed = false;
 
   constructor(opts: DecodeAdmissionOptions) {
     this.#waitMs = new WaitBudget(opts.waitSecs * 1000).initialMs;
     this.#clock = opts.clock ?? systemClock;
     this.#hooks = opts.hooks ?? {};
+    const store = opts.store ?? new InProcessStore();
+    this.#gate = new StoreGate(store, this.#clock, () => this.#drainWaiting());
+    // Rooms freed by another process wake this process's waiters for that worker. An in-process
+    // store frees only through this controller, which drains on release already.
+    this.#unsubscribe = store.synchronous
+      ? () => undefined
+      : store.onFreed((key) => {
+          if (!key.startsWith('decode:')) return;
+          const state = this.#states.get(key.slice('decode:'.length));
+          if (state) this.#drain(state);
+        });
   }
 
   /** A full budget for one client request; pass the same one to every attempt. */
@@ -131,19 +156,24 @@ export class DecodeAdmission {
       state = this.#states.get(worker.key) ?? this.#newState(worker, window);
     }
     if (state.window === undefined) return Promise.resolve(ungated(worker.key, rooms));
-    const need = Math.min(rooms, state.window);
-    if (state.queue.size === 0 && state.claimed + need <= state.window) {
-      return Promise.resolve(this.#take(state, rooms, need));
-    }
-
     const budget = opts.budget ?? this.newBudget();
-    if (budget.exhausted) {
-      this.#hooks.onShed?.(state.key, 'budget');
-      const err = windowShed(state.url, state.window, budget);
-      this.#gc(state);
-      return Promise.reject(err);
+    if (state.queue.size > 0) return this.#waitOrShed(state, rooms, budget, signal);
+    const answer = this.#ask(state, rooms);
+    if (answer === undefined) return this.#waitOrShed(state, rooms, budget, signal);
+    if (!(answer instanceof Promise)) {
+      if (answer.ticket) return Promise.resolve(this.#claimFrom(state, rooms, answer.ticket));
+      return this.#waitOrShed(state, rooms, budget, signal);
     }
-    return this.#enqueue(state, rooms, budget, signal);
+    // An async store: one round trip, then the rooms or the queue.
+    return answer.then(({ ticket }) => {
+      const now = this.#states.get(worker.key) ?? this.#newState(worker, windowOf(worker));
+      if (ticket === undefined) return this.#waitOrShed(now, rooms, budget, signal);
+      if (signal?.aborted) {
+        this.#gate.store.giveBack(ticket, ticket.units);
+        throw signal.reason as Error;
+      }
+      return this.#claimFrom(now, rooms, ticket);
+    });
   }
 
   /** Rooms currently claimed on the worker (0 when ungated or idle). */
@@ -186,6 +216,8 @@ export class DecodeAdmission {
   /** Fails every waiter with the final `shutting_down` (wait-queue.ts); claims stay valid. */
   close(): void {
     this.#closed = true;
+    this.#unsubscribe();
+    this.#gate.close();
     for (const state of [...this.#states.values()]) state.queue.close();
   }
 
@@ -196,12 +228,46 @@ export class DecodeAdmission {
       window,
       claimed: 0,
       // A waiter that leaves (granted, deadline, abort) may leave the worker idle: forget it.
-      queue: new WaitQueue({ clock: this.#clock, onSizeChange: () => this.#gc(state) }),
+      queue: new WaitQueue({
+        clock: this.#clock,
+        onSizeChange: (n) => {
+          this.#gate.waiters(n - state.waiters);
+          state.waiters = n;
+          this.#gc(state);
+        },
+      }),
+      waiters: 0,
       removed: false,
     };
     if (this.#closed) state.queue.close();
     this.#states.set(state.key, state);
     return state;
+  }
+
+  /** Queues the request, or sheds it at once when its budget is already spent. */
+  #waitOrShed(
+    state: WorkerState,
+    rooms: number,
+    budget: WaitBudget,
+    signal: AbortSignal | undefined,
+  ): Promise<DecodeClaim> {
+    if (!budget.exhausted) return this.#enqueue(state, rooms, budget, signal);
+    this.#hooks.onShed?.(state.key, 'budget');
+    const err = windowShed(state.url, state.window ?? 0, budget);
+    this.#gc(state);
+    return Promise.reject(err);
+  }
+
+  /**
+   * Asks the store for min(rooms, window) rooms; undefined when the local view already knows
+   * they cannot fit (no round trip).
+   */
+  #ask(state: WorkerState, rooms: number): TakeResult | Promise<TakeResult> | undefined {
+    const window = state.window ?? 0;
+    const need = Math.min(rooms, window);
+    const key = decodeStoreKey(state.key);
+    if (!this.#gate.worthAsking(key, need, window)) return undefined;
+    return this.#gate.take(key, need, window);
   }
 
   #enqueue(
@@ -210,13 +276,26 @@ export class DecodeAdmission {
     budget: WaitBudget,
     signal: AbortSignal | undefined,
   ): Promise<DecodeClaim> {
+    const pending = new AsyncGrant<StoreTicket>({
+      attempt: () => {
+        const answer = this.#ask(state, rooms);
+        if (answer === undefined) return undefined;
+        return Promise.resolve(answer).then((r) => r.ticket);
+      },
+      pump: () => this.#drain(state),
+      discard: (ticket) => this.#gate.store.giveBack(ticket, ticket.units),
+    });
     const claim = state.queue.enqueue({
       // Strict FIFO: the head's rooms must all be free; rooms freed meanwhile are held for it.
       tryGrant: () => {
         // The worker stopped reporting a window: it is no longer gated, let everyone through.
         if (state.window === undefined) return ungated(state.key, rooms);
-        const need = Math.min(rooms, state.window);
-        return state.claimed + need <= state.window ? this.#take(state, rooms, need) : undefined;
+        if (this.#gate.store.synchronous) {
+          const ticket = (this.#ask(state, rooms) as TakeResult | undefined)?.ticket;
+          return ticket && this.#claimFrom(state, rooms, ticket);
+        }
+        const ticket = pending.tryGrant();
+        return ticket && this.#claimFrom(state, rooms, ticket);
       },
       signal,
       deadlineMs: budget.remainingMs,
@@ -226,6 +305,7 @@ export class DecodeAdmission {
       },
       abortError: (reason) => reason as Error,
       onLeave: (reason, waitedMs) => {
+        if (reason !== 'granted') pending.left();
         if (reason === 'timeout') budget.exhaust();
         else budget.consume(waitedMs);
       },
@@ -240,10 +320,17 @@ export class DecodeAdmission {
     this.#gc(state);
   }
 
-  #take(state: WorkerState, requested: number, granted: number): DecodeClaim {
+  /** Re-offers rooms to every worker's head (the async store's poll). */
+  #drainWaiting(): void {
+    for (const state of [...this.#states.values()]) if (state.queue.size > 0) this.#drain(state);
+  }
+
+  #claimFrom(state: WorkerState, requested: number, ticket: StoreTicket): DecodeClaim {
+    const granted = ticket.units;
     this.#adjust(state, granted);
     return new RoomClaim(state.key, requested, granted, (n) => {
       this.#adjust(state, -n);
+      this.#gate.store.giveBack(ticket, n);
       this.#drain(state);
     });
   }
@@ -297,7 +384,7 @@ function keyOf(worker: WorkerRef): string {
 /** Decode admission for a PD-capable gateway unless `--disable-pd-decode-admission`. */
 export function decodeAdmissionFromConfig(
   config: GatewayConfig,
-  deps: Pick<DecodeAdmissionOptions, 'clock' | 'hooks'> = {},
+  deps: Pick<DecodeAdmissionOptions, 'clock' | 'hooks' | 'store'> = {},
 ): DecodeAdmission | undefined {
   const pdCapable = config.pdDisaggregation || config.enableIgw;
   if (!pdCapable || config.disablePdDecodeAdmission) return undefined;

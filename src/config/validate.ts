@@ -28,6 +28,11 @@ const GIVEN_RULES: readonly GivenRule[] = [
     c.prefillMaxInflightRequestsPerWorker <= 0
       ? '--prefill-queue-size and --prefill-queue-timeout-secs need a positive --prefill-max-inflight-requests-per-worker'
       : undefined,
+  (c, given) =>
+    (given.has('admissionLeaseSecs') || given.has('admissionReplicas')) &&
+    c.admissionStore === undefined
+      ? '--admission-lease-secs and --admission-replicas configure the Redis store: they need --admission-store redis://host:port'
+      : undefined,
 ];
 
 /** Cross-field rules, SMG's and Switchyard's own. Each returns a message naming the flags involved, or undefined. */

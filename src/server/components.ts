@@ -11,6 +11,9 @@ import type { ConcurrencyLimiter } from '../admission/concurrency-limiter.js';
 import { prefillAdmissionFromConfig } from '../admission/prefill-admission.js';
 import type { PrefillAdmission } from '../admission/prefill-admission.js';
 import { decodeAdmissionFromConfig } from '../admission/decode-admission.js';
+import { InProcessStore } from '../admission/store/in-process-store.js';
+import type { AdmissionStore } from '../admission/store/types.js';
+import { registerAdmissionStoreMetrics } from './admission-store-metrics.js';
 import type { DecodeAdmission } from '../admission/decode-admission.js';
 import type { GatewayConfig } from '../config/schema.js';
 import { modelAliasMap } from '../config/smg-rules.js';
@@ -57,6 +60,8 @@ export interface ComponentOptions {
   grpc?: GrpcConnector;
   /** The model tokenizers of gRPC workers and their loaders (tests inject fakes). */
   tokenizers?: { tokenizers: TokenizerRegistryLike; loaders: TokenizerLoaders };
+  /** Where admission claims are counted (startGateway opens the configured one); in-process if absent. */
+  admissionStore?: AdmissionStore;
 }
 
 /**
@@ -112,6 +117,8 @@ export interface Components {
   limiter: ConcurrencyLimiter | undefined;
   prefillAdmission: PrefillAdmission | undefined;
   decodeAdmission: DecodeAdmission | undefined;
+  /** Where decode claims and prefill slots are counted: this process, the cluster primary, or Redis. */
+  admissionStore: AdmissionStore;
   /** `--model-alias`, alias -> canonical model. */
   aliases: ReadonlyMap<string, string>;
   /** Which key opens which route, and which client credentials are the gateway's own. */
@@ -138,9 +145,19 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
   const policyDeps = policyDepsFromConfig(config, { random, clock, metrics, logger });
   const policies = new PolicyRegistry(config.policy, policyDeps, registry);
   const hooks = admissionHooks(metrics);
-  const prefillAdmission = prefillAdmissionFromConfig(config, { clock, hooks: hooks.prefill });
+  const admissionStore = opts.admissionStore ?? new InProcessStore();
+  registerAdmissionStoreMetrics(metrics.registry, admissionStore);
+  const prefillAdmission = prefillAdmissionFromConfig(config, {
+    clock,
+    hooks: hooks.prefill,
+    store: admissionStore,
+  });
   prefillAdmission?.attach(registry);
-  const decodeAdmission = decodeAdmissionFromConfig(config, { clock, hooks: hooks.decode });
+  const decodeAdmission = decodeAdmissionFromConfig(config, {
+    clock,
+    hooks: hooks.decode,
+    store: admissionStore,
+  });
   decodeAdmission?.attach(registry);
   const targets = targetGuardFromConfig(config, { lookup: opts.lookup });
   const engineClients = new EngineClients(
@@ -222,6 +239,7 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     limiter,
     prefillAdmission,
     decodeAdmission,
+    admissionStore,
     aliases: modelAliasMap(config.modelAlias),
     auth: new GatewayAuth(config.apiKey, config.controlPlaneApiKeys),
     hop: new HopMarker(),

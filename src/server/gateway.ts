@@ -9,6 +9,8 @@ import type { GatewayConfig } from '../config/schema.js';
 import { sleep, systemClock, UsageError } from '@switchyard/kit';
 import { parseWorkerSpec, type WorkerSpec } from '../workers/spec.js';
 import { redactUrlCredentials } from '../workers/worker-url.js';
+import { admissionStoreFromConfig } from '../admission/store/from-config.js';
+import { createLogger } from '../observability/logger.js';
 import { buildComponents, type ComponentOptions, type Components } from './components.js';
 import { createGatewayServer, type GatewayServer } from './http-server.js';
 import { createProbeServer } from './probe-server.js';
@@ -51,9 +53,12 @@ export async function startGateway(
   config: GatewayConfig,
   opts: GatewayOptions = {},
 ): Promise<Gateway> {
-  const internals = buildComponents(config, opts);
-  const { logger, metrics, workers, pools, health, loadMonitor, limiter, policies, targets } =
-    internals;
+  const logger = opts.logger ?? createLogger({ level: config.logLevel, json: config.logJson });
+  const clock = opts.clock ?? systemClock;
+  const admissionStore =
+    opts.admissionStore ?? (await admissionStoreFromConfig(config, { logger, clock }));
+  const internals = buildComponents(config, { ...opts, logger, clock, admissionStore });
+  const { metrics, workers, pools, health, loadMonitor, limiter, policies, targets } = internals;
 
   const front: GatewayServer = createGatewayServer(internals);
   const metricsServer = createServer((req, res) => {
@@ -75,6 +80,7 @@ export async function startGateway(
     metricsAddr = await listen(metricsServer, config.prometheusPort, config.prometheusHost);
   } catch (err) {
     front.server.close();
+    await admissionStore.close();
     throw err;
   }
   targets.addOwnListener({
@@ -92,6 +98,7 @@ export async function startGateway(
     } catch (err) {
       front.server.close();
       metricsServer.close();
+      await admissionStore.close();
       throw err;
     }
     targets.addOwnListener({ name: 'health-check', host: config.host, port: probeAddr.port });
@@ -133,6 +140,8 @@ export async function startGateway(
       ),
       pools.closeAll(),
       internals.workerDispatcher.destroy().catch(() => undefined),
+      // Last: every request has ended and given its claims back.
+      admissionStore.close(),
     ]);
   };
 

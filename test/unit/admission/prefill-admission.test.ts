@@ -264,7 +264,7 @@ test('removing a worker resets its gauge series', async () => {
   );
 });
 
-test("a slot taken before a remove + re-add cannot free the new registration's slot", async () => {
+test('a slot taken before a remove + re-add still occupies the engine and frees once', async () => {
   const { admission, add, registry, clock } = setup(1);
   const a = add('a');
   const old = await admission.acquire(
@@ -273,18 +273,25 @@ test("a slot taken before a remove + re-add cannot free the new registration's s
   );
   registry.remove(a.id);
   const a2 = add('a');
-  const fresh = await admission.acquire(
+  assert.equal(admission.inflight(a2), 1, 'the old request still runs on the same engine');
+  const fresh = admission.acquire(
     firstWithRoom(() => [a2]),
     never,
   );
+  await clock.settle(1000);
+  assert.equal(admission.queued, 1, 'the limit of 1 holds across the re-add');
   old.release();
-  assert.equal(admission.inflight(a2), 1, 'the new registration still counts its own slot');
+  const slot = await fresh;
+  assert.equal(admission.inflight(a2), 1, 'freed once: the new request holds the one slot');
   const third = admission.acquire(
     firstWithRoom(() => [a2]),
     never,
   );
   await clock.settle(1000);
   assert.equal(admission.queued, 1, 'the limit of 1 still holds');
-  fresh.release();
+  old.release();
+  assert.equal(admission.queued, 1, 'a second release of the old slot frees nothing');
+  slot.release();
   (await third).release();
+  assert.equal(admission.inflight(a2), 0);
 });
