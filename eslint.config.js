@@ -7,7 +7,7 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 // of its own layer, fails lint.
 //
 //   util ← errors ← observability ← upstream | engine | tokenizer | parsers ← workers
-//        ← admission | policies
+//        ← admission | policies | discovery
 //        ← routing ← grpc ← pd ← config ← server ← cli | compat
 //
 // Outside the layers: packages/kit imports nothing from the repository; packages/protos only its
@@ -20,7 +20,7 @@ const LAYERS = [
   ['observability'],
   ['upstream', 'engine', 'tokenizer', 'parsers'],
   ['workers'],
-  ['admission', 'policies'],
+  ['admission', 'policies', 'discovery'],
   ['routing'],
   ['grpc'],
   ['pd'],
