@@ -10,7 +10,7 @@ export const LAUNCH_HELP =
     'switchyard [launch] [options]   (alias: start)',
     GATEWAY_FLAGS.filter((flag) => flag.status !== 'unsupported'),
   ) +
-  '\nSMG flags of subsystems Switchyard does not have (mesh, service discovery, storage, TLS, JWT, ...)\n' +
+  '\nSMG flags of subsystems Switchyard does not have (mesh, EPD, storage, TLS, JWT, ...)\n' +
   'exit 2 naming the subsystem. Every SMG flag and its status: docs/compat.md\n';
 
 /** Resolves on the first SIGTERM/SIGINT; a second signal exits at once. */

@@ -142,4 +142,19 @@ export const DELIBERATE_DEVIATIONS: readonly Deviation[] = [
     text: 'As `--port 0` here; SMG refuses 0.',
     doc: 'docs/configuration.md, docs/operations.md',
   },
+  {
+    title: 'A discovery selector entry that is not a `key=value` label pair stops startup',
+    text: 'SMG drops an entry without `=` from `--selector`, `--prefill-selector` and `--decode-selector`, which widens the selection to pods the operator did not name, and sends the API server keys or values it refuses; Switchyard exits 2 naming the entry.',
+    doc: 'docs/service-discovery.md (Flags)',
+  },
+  {
+    title: 'Discovered pods are HTTP workers',
+    text: "SMG registers a pod's `{podIP}:{port}` without a scheme and probes it over HTTP and gRPC; Switchyard registers `http://{podIP}:{port}`, so a gRPC engine is found only through `--worker-urls` or `POST /workers`.",
+    doc: 'docs/service-discovery.md (Pods to workers)',
+  },
+  {
+    title: '`--service-discovery` without a Kubernetes configuration stops startup',
+    text: 'SMG logs an error and runs without discovery when it finds no kubeconfig and no service account; Switchyard exits 1 saying so, as a command line asking for a feature it cannot have fails loudly here.',
+    doc: 'docs/service-discovery.md (Where the API server comes from)',
+  },
 ];

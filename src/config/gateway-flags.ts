@@ -1,7 +1,8 @@
 /**
  * Every `switchyard launch` flag, named and defaulted as SMG's CLI (`CliArgs`, main.rs).
  * The implemented ones are here (server, workers, PD) and in flags-routing.ts,
- * flags-resilience.ts and flags-serving.ts; later features add their flags there and their rules
+ * flags-resilience.ts, flags-serving.ts, flags-tokenizer.ts, flags-scale-out.ts and
+ * flags-discovery.ts; later features add their flags there and their rules
  * to `validate.ts`. SMG flags that Switchyard accepts without effect, or refuses, have their own
  * files; GATEWAY_FLAGS is the one table of all of them, each with its status (flag-status.ts).
  */
@@ -10,6 +11,7 @@ import { PD_WEIGHT_MODES } from '../routing/router-weights.js';
 import { consumeUrlPort } from './consume-url-port.js';
 import { policyFlag, type CoreFlag } from './core-flag.js';
 import type { GatewayFlag } from './flag-status.js';
+import { DISCOVERY_FLAGS } from './flags-discovery.js';
 import { RESILIENCE_FLAGS } from './flags-resilience.js';
 import { SCALE_OUT_FLAGS } from './flags-scale-out.js';
 import { ROUTING_FLAGS } from './flags-routing.js';
@@ -146,6 +148,7 @@ const CORE_FLAGS: readonly CoreFlag[] = [
   ...SERVING_FLAGS,
   ...TOKENIZER_FLAGS,
   ...SCALE_OUT_FLAGS,
+  ...DISCOVERY_FLAGS,
 ];
 
 /** The one flag table: implemented, then SMG's no-effect and unsupported flags. */

@@ -8,7 +8,9 @@
  * - a `--model-alias` mapping repeated as is (SMG keeps one) and one whose model contains `=`
  *   (SMG splits at the first `=`);
  * - a `--health-check-endpoint` without a leading `/`, which gets one;
- * - `--health-check-timeout-secs 0`, which SMG accepts and which fails every probe.
+ * - `--health-check-timeout-secs 0`, which SMG accepts and which fails every probe;
+ * - `--service-discovery`, which turns `--enable-igw` on (main.rs `main`), and the selectors the
+ *   discovery mode does not read.
  */
 import type { RawFlags } from '@switchyard/kit';
 
@@ -25,6 +27,14 @@ const isGiven = (value: unknown): boolean =>
 export function dropIgnoredInputs(given: RawFlags): { raw: RawFlags; warnings: string[] } {
   const raw: RawFlags = { ...given };
   const warnings: string[] = [];
+  if (raw.serviceDiscovery === true && raw.enableIgw !== true) {
+    // Before the mode lists below: SMG sets enable_igw before it builds the routing mode.
+    raw.enableIgw = true;
+    warnings.push(
+      '--service-discovery turns on --enable-igw (as SMG): discovered workers of every model and role are served',
+    );
+  }
+  warnings.push(...unreadSelectors(raw));
   if (raw.enableIgw !== true) {
     if (raw.pdDisaggregation === true && isGiven(raw.workerUrls)) {
       warnings.push(
@@ -54,6 +64,32 @@ export function dropIgnoredInputs(given: RawFlags): { raw: RawFlags; warnings: s
     );
   }
   return { raw, warnings };
+}
+
+/** Selectors given where SMG's discovery does not read them; they stay checked, and unused. */
+function unreadSelectors(raw: RawFlags): string[] {
+  const given = (key: string): boolean => isGiven(raw[key]);
+  const names = {
+    selector: '--selector',
+    prefillSelector: '--prefill-selector',
+    decodeSelector: '--decode-selector',
+  };
+  const keys = Object.keys(names) as (keyof typeof names)[];
+  if (raw.serviceDiscovery !== true) {
+    return keys
+      .filter(given)
+      .map((k) => `${names[k]} is ignored without --service-discovery (as SMG)`);
+  }
+  if (raw.pdDisaggregation === true) {
+    return given('selector')
+      ? [
+          '--selector is ignored with --pd-disaggregation (as SMG); PD pods are chosen by --prefill-selector and --decode-selector',
+        ]
+      : [];
+  }
+  return (['prefillSelector', 'decodeSelector'] as const)
+    .filter(given)
+    .map((k) => `${names[k]} is ignored without --pd-disaggregation (as SMG)`);
 }
 
 function dedupeAliases(pairs: readonly unknown[], warnings: string[]): unknown[] {

@@ -16,8 +16,17 @@ import { I32_MAX, I32_MIN } from '../util/rust-int-limits.js';
 import { MAX_TIMER_MS, MAX_TIMER_SECS, timerLimitMessage } from '@switchyard/kit';
 import { parseCidr } from '../workers/address-rules.js';
 import { workerUrlSchema } from '../workers/worker-url.js';
+import { modelIdSourceProblem } from '../discovery/kubernetes/model-id-source.js';
+import { selectorEntryProblem } from '../discovery/kubernetes/selector.js';
 
 const port = z.number().int().min(0).max(65535);
+
+/** A string the flag's own check accepts: the same rule when a config is built without the flag parser. */
+const checked = (problem: (value: string) => string | undefined) =>
+  z.string().superRefine((value, ctx) => {
+    const broken = problem(value);
+    if (broken !== undefined) ctx.addIssue({ code: 'custom', message: broken });
+  });
 const positiveInt = z.number().int().min(1);
 const nonNegativeInt = z.number().int().min(0);
 /** A whole number of seconds or milliseconds that becomes a timer: bounded by what a timer holds. */
@@ -192,6 +201,16 @@ export const gatewayConfigSchema = z.object({
   admissionStore: redisUrl.optional(),
   admissionLeaseSecs: secs(1),
   admissionReplicas: positiveInt.optional(),
+  // Kubernetes service discovery. The port must be above 0 only when discovery is on, and the
+  // mode's selector must be given (smg-rules.ts).
+  serviceDiscovery: z.boolean(),
+  selector: z.array(checked(selectorEntryProblem)),
+  prefillSelector: z.array(checked(selectorEntryProblem)),
+  decodeSelector: z.array(checked(selectorEntryProblem)),
+  serviceDiscoveryPort: port,
+  serviceDiscoveryNamespace: z.string().min(1).optional(),
+  bootstrapPortAnnotation: z.string().min(1),
+  modelIdFrom: checked(modelIdSourceProblem).optional(),
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

@@ -37,20 +37,12 @@ function unsupported(
   };
 }
 
-const SD = 'Kubernetes service discovery';
 const MESH = 'the HA mesh';
 const STORAGE = 'history storage';
 const JWT = 'JWT/OIDC authentication';
 const EPD = 'encode-prefill-decode (EPD) disaggregation';
 const PRIORITY = 'the priority scheduler';
 const TRACING = 'OpenTelemetry tracing';
-
-/** SMG's ModelIdSource: `namespace`, `label:<key>` or `annotation:<key>`. */
-function modelIdSource(value: string): string | undefined {
-  return /^(namespace|label:.+|annotation:.+)$/.test(value)
-    ? undefined
-    : 'expects namespace, label:<key> or annotation:<key>';
-}
 
 function ipAddress(value: string): string | undefined {
   return isIP(value) === 0 ? 'expects an IP address' : undefined;
@@ -65,18 +57,10 @@ export const UNSUPPORTED_FLAGS: readonly UnsupportedFlag[] = [
   unsupported('encode', 'list', EPD, 'Encode worker [bootstrap port]', {
     consume: consumeUrlPort('encode'),
   }),
-  // Service discovery (main.rs:561-603)
-  unsupported('service-discovery', 'bool', SD, 'Discover worker pods'),
-  unsupported('selector', 'list', SD, 'Worker pod selector'),
-  unsupported('service-discovery-port', 'int', SD, 'Default pod port', { default: 80, check: u16 }),
-  unsupported('service-discovery-namespace', 'string', SD, 'Namespace to watch'),
-  unsupported('encode-selector', 'list', SD, 'Encode pod selector'),
-  unsupported('prefill-selector', 'list', SD, 'Prefill pod selector'),
-  unsupported('decode-selector', 'list', SD, 'Decode pod selector'),
-  unsupported('router-selector', 'list', SD, 'Mesh peer pod selector'),
-  unsupported('model-id-from', 'string', SD, 'Model id from pod metadata', {
-    check: modelIdSource,
-  }),
+  // Service discovery of encode pods and mesh peers (main.rs:586, 598); the rest of the group
+  // is implemented (flags-discovery.ts).
+  unsupported('encode-selector', 'list', EPD, 'Encode pod selector'),
+  unsupported('router-selector', 'list', MESH, 'Mesh peer pod selector'),
   // Request handling and tenancy (main.rs:646-654, 703)
   unsupported('storage-context-headers', 'list', STORAGE, 'Headers mapped into storage context'),
   unsupported('trust-tenant-header', 'bool', 'tenant identity', 'Trust an upstream tenant header'),

@@ -77,4 +77,18 @@ export const SMG_RULES: readonly Rule[] = [
     }
     return undefined;
   },
+  // Discovery needs the selector its mode reads (config/validation.rs `validate_discovery`).
+  (c) => {
+    if (!c.serviceDiscovery) return undefined;
+    if (c.serviceDiscoveryPort === 0) {
+      return '--service-discovery-port: must be > 0 with --service-discovery (got 0)';
+    }
+    if (!c.pdDisaggregation && c.selector.length === 0) {
+      return '--service-discovery: regular mode needs a non-empty --selector';
+    }
+    if (c.pdDisaggregation && c.prefillSelector.length === 0 && c.decodeSelector.length === 0) {
+      return '--service-discovery: PD mode needs a non-empty --prefill-selector or --decode-selector';
+    }
+    return undefined;
+  },
 ];

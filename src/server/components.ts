@@ -47,6 +47,11 @@ import {
   type HostLookup,
   type WorkerTargetGuard,
 } from '../workers/target-guard.js';
+import {
+  kubernetesDiscoveryFromConfig,
+  type KubernetesDiscovery,
+  type KubernetesDiscoveryDeps,
+} from '../discovery/kubernetes/discovery.js';
 import { GatewayAuth } from './auth.js';
 import { BodyBudget } from './body-budget.js';
 
@@ -62,6 +67,8 @@ export interface ComponentOptions {
   tokenizers?: { tokenizers: TokenizerRegistryLike; loaders: TokenizerLoaders };
   /** Where admission claims are counted (startGateway opens the configured one); in-process if absent. */
   admissionStore?: AdmissionStore;
+  /** `--service-discovery`: the API server to watch and timing knobs (tests point it at a fake). */
+  kube?: Pick<KubernetesDiscoveryDeps, 'kubeConfig' | 'settleMs' | 'backoff'>;
 }
 
 /**
@@ -114,6 +121,8 @@ export interface Components {
   targets: WorkerTargetGuard;
   health: HealthChecker;
   loadMonitor: LoadMonitor | undefined;
+  /** `--service-discovery`'s pod watcher; `gateway.ts` starts it once the listeners are bound. */
+  discovery: KubernetesDiscovery | undefined;
   limiter: ConcurrencyLimiter | undefined;
   prefillAdmission: PrefillAdmission | undefined;
   decodeAdmission: DecodeAdmission | undefined;
@@ -220,6 +229,15 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     policyReadsLoads: policyReadsLoads(config.policy, config),
   });
   const limiter = concurrencyLimiterFromConfig(config, { clock, hooks: hooks.limiter });
+  const discovery = kubernetesDiscoveryFromConfig(config, {
+    registry,
+    workers,
+    metrics,
+    logger,
+    clock,
+    random,
+    ...opts.kube,
+  });
   return {
     config,
     logger,
@@ -236,6 +254,7 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     targets,
     health,
     loadMonitor,
+    discovery,
     limiter,
     prefillAdmission,
     decodeAdmission,

@@ -1,7 +1,8 @@
 /**
  * The composition root: builds every part of the gateway from a validated config, starts the
- * client listener and the separate Prometheus listener, registers the startup workers, and
- * owns graceful shutdown. Tests start a real gateway through this on port 0.
+ * client listener and the separate Prometheus listener, registers the startup workers, starts
+ * Kubernetes discovery, and owns graceful shutdown. Tests start a real gateway through this on
+ * port 0.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -107,6 +108,8 @@ export async function startGateway(
   let closed: Promise<void> | undefined;
   const teardown = async (graceMs: number): Promise<void> => {
     internals.draining = true;
+    // First, so no new registration starts while the others stop.
+    await internals.discovery?.stop();
     workers.close();
     health.stopAll();
     loadMonitor?.stop();
@@ -167,6 +170,8 @@ export async function startGateway(
   }
   loadMonitor?.start();
   for (const spec of accepted) workers.add(spec);
+  // After the listeners are bound: a pod at the gateway's own address is refused like any worker.
+  internals.discovery?.start();
 
   return {
     url: reachableUrl(addr),

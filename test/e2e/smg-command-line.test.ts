@@ -146,8 +146,8 @@ const refusals: [string[], string][] = [
     'switchyard launch: --enable-mesh: the HA mesh is not supported by Switchyard (see docs/compat.md)',
   ],
   [
-    ['launch', '--service-discovery', '--selector', 'app=worker'],
-    'switchyard launch: --service-discovery: Kubernetes service discovery is not supported by Switchyard (see docs/compat.md)',
+    ['launch', '--service-discovery', '--selector', 'app=worker', '--router-selector', 'app=r'],
+    'switchyard launch: --router-selector: the HA mesh is not supported by Switchyard (see docs/compat.md)',
   ],
   [
     ['--runtime', 'anthropic'],

@@ -20,8 +20,13 @@ export const LOOPBACK_EPHEMERAL: readonly string[] = [
 export function runCli(
   args: string[],
   timeoutMs = 20_000,
+  env: Record<string, string> = {},
 ): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: timeoutMs });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    env: { ...process.env, ...env },
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -56,8 +61,12 @@ export interface Running {
   exited: Promise<number | null>;
 }
 
-export function startCli(args: string[]): Running {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts the binary; `env` entries are added to this process's environment. */
+export function startCli(args: string[], env: Record<string, string> = {}): Running {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let out = '';
   let err = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));

@@ -9,49 +9,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
+import type { PodJson } from './kube-pods.js';
 
-export interface PodJson {
-  metadata: {
-    name: string;
-    namespace: string;
-    uid: string;
-    resourceVersion?: string;
-    labels: Record<string, string>;
-    annotations: Record<string, string>;
-    deletionTimestamp?: string;
-  };
-  status: { phase: string; podIP?: string; conditions: { type: string; status: string }[] };
-}
-
-export interface PodOptions {
-  namespace?: string;
-  uid?: string;
-  ip?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  phase?: string;
-  ready?: boolean;
-  deleting?: boolean;
-}
-
-/** A pod as the API server returns it: Running and Ready unless told otherwise. */
-export function podJson(name: string, o: PodOptions = {}): PodJson {
-  return {
-    metadata: {
-      name,
-      namespace: o.namespace ?? 'default',
-      uid: o.uid ?? `uid-${name}`,
-      labels: o.labels ?? {},
-      annotations: o.annotations ?? {},
-      ...(o.deleting ? { deletionTimestamp: '2030-01-01T00:00:00Z' } : {}),
-    },
-    status: {
-      phase: o.phase ?? 'Running',
-      ...(o.ip === undefined ? {} : { podIP: o.ip }),
-      conditions: [{ type: 'Ready', status: o.ready === false ? 'False' : 'True' }],
-    },
-  };
-}
+export { discoveryOptions, podJson, type PodJson, type PodOptions } from './kube-pods.js';
 
 interface LogEntry {
   rv: number;

@@ -41,6 +41,7 @@ export async function startTestGateway(
     logger?: Logger;
     grpc?: GrpcConnector;
     tokenizers?: NonNullable<ComponentOptions['tokenizers']>;
+    kube?: NonNullable<ComponentOptions['kube']>;
   } = {},
 ): Promise<Gateway> {
   const config = buildConfig(parseFlags([...TEST_DEFAULTS, ...flags], GATEWAY_FLAGS));

@@ -32,6 +32,7 @@ function sampleArgv(spec: FlagSpec): string[] {
 
 function sampleString(name: string): string {
   if (name === 'model-id-from') return 'namespace';
+  if (name.endsWith('selector')) return 'app=x';
   if (name === 'webrtc-bind-addr') return '127.0.0.1';
   if (name === 'cache-boundaries') return '128,512';
   if (name === 'prometheus-duration-buckets') return '0.5';
@@ -165,8 +166,12 @@ void describe('statuses act at launch', () => {
       '--enable-mesh: the HA mesh is not supported by Switchyard (see docs/compat.md)',
     ],
     [
-      ['--service-discovery', '--selector', 'app=w'],
-      '--service-discovery: Kubernetes service discovery is not supported by Switchyard (see docs/compat.md)',
+      ['--service-discovery', '--selector', 'app=w', '--router-selector', 'app=router'],
+      '--router-selector: the HA mesh is not supported by Switchyard (see docs/compat.md)',
+    ],
+    [
+      ['--encode-selector', 'role=encode'],
+      '--encode-selector: encode-prefill-decode (EPD) disaggregation is not supported by Switchyard (see docs/compat.md)',
     ],
     [
       ['--mcp-config-path', 'm.yaml'],
@@ -219,6 +224,12 @@ void describe('statuses act at launch', () => {
     [
       ['--webrtc-bind-addr', 'localhost'],
       "--webrtc-bind-addr expects an IP address, got 'localhost'",
+    ],
+    // Switchyard's own rule: SMG drops an entry without `=`, which widens the selection.
+    [['--selector', 'app=w', 'role'], "--selector expects key=value, got 'role'"],
+    [
+      ['--model-id-from', 'labels:team'],
+      "--model-id-from expects namespace, label:<key> or annotation:<key>, got 'labels:team'",
     ],
   ];
   for (const [argv, message] of badValues) {
