@@ -25,7 +25,9 @@ export interface PodObject {
   readonly status?: {
     readonly phase?: string | undefined;
     readonly podIP?: string | undefined;
-    readonly conditions?: readonly { readonly type?: string; readonly status?: string }[];
+    readonly conditions?:
+      | readonly { readonly type?: string | undefined; readonly status?: string | undefined }[]
+      | undefined;
   };
 }
 
