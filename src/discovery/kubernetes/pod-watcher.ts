@@ -59,7 +59,6 @@ export class PodWatcher {
   #resourceVersion = '';
   #synced = false;
   readonly #stopping = new AbortController();
-  #watch: AbortController | undefined;
   #loop: Promise<void> | undefined;
   readonly #api: CoreV1Api;
   readonly #path: string;
@@ -83,8 +82,8 @@ export class PodWatcher {
 
   /** Ends the open watch or list and waits for the loop to exit. */
   async stop(): Promise<void> {
+    // The open watch or list listens to this signal and ends at once.
     this.#stopping.abort();
-    this.#watch?.abort();
     await this.#loop;
   }
 
@@ -210,7 +209,6 @@ export class PodWatcher {
       new Watch(this.opts.kubeConfig).watch(this.#path, params, onEvent, onDone).then(
         (c) => {
           controller = c;
-          this.#watch = c;
           if (closedByUs || this.#stopping.signal.aborted) c.abort();
         },
         (err: unknown) => {
