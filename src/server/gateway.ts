@@ -16,7 +16,15 @@ import { buildComponents, type ComponentOptions, type Components } from './compo
 import { createGatewayServer, type GatewayServer } from './http-server.js';
 import { createProbeServer } from './probe-server.js';
 
-export type GatewayOptions = ComponentOptions;
+export interface GatewayOptions extends ComponentOptions {
+  /**
+   * The Prometheus listener belongs to someone else, which serves this gateway's metrics at this
+   * URL: the cluster primary of `launch --workers N`, which answers with the aggregate of every
+   * gateway process (a process of its own would answer for one process, picked at random).
+   * The gateway then binds no metrics listener and reports this URL as `metricsUrl`.
+   */
+  metricsServedAt?: string;
+}
 
 export interface Gateway {
   /** Base URL clients use, e.g. http://127.0.0.1:30000 */
@@ -35,7 +43,8 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+/** Binds the server; resolves with the bound address (the real port when asked for 0). */
+export function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -45,9 +54,30 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
   });
 }
 
-function reachableUrl(addr: AddressInfo): string {
+/** A URL a client on this host can use for the address (a wildcard bind is reached on loopback). */
+export function reachableUrl(addr: AddressInfo): string {
   const host = addr.address === '0.0.0.0' || addr.address === '::' ? '127.0.0.1' : addr.address;
   return `http://${host.includes(':') ? `[${host}]` : host}:${addr.port}`;
+}
+
+/** What the Prometheus listener serves: a gateway's metrics, or the cluster primary's aggregate. */
+export interface MetricsSource {
+  render(): Promise<string>;
+  readonly contentType: string;
+}
+
+/** The `--prometheus-port` listener: GET /metrics and nothing else. */
+export function createMetricsServer(metrics: MetricsSource): Server {
+  return createServer((req, res) => {
+    if (req.method === 'GET' && (req.url ?? '').split('?')[0] === '/metrics') {
+      metrics.render().then(
+        (text) => res.writeHead(200, { 'content-type': metrics.contentType }).end(text),
+        (err: unknown) => res.writeHead(500).end(String(err)),
+      );
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+  });
 }
 
 export async function startGateway(
@@ -62,33 +92,32 @@ export async function startGateway(
   const { metrics, workers, pools, health, loadMonitor, limiter, policies, targets } = internals;
 
   const front: GatewayServer = createGatewayServer(internals);
-  const metricsServer = createServer((req, res) => {
-    if (req.method === 'GET' && (req.url ?? '').split('?')[0] === '/metrics') {
-      metrics.render().then(
-        (text) => res.writeHead(200, { 'content-type': metrics.contentType }).end(text),
-        (err: unknown) => res.writeHead(500).end(String(err)),
-      );
-      return;
-    }
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
-  });
-
   const addr = await listen(front.server, config.port, config.host);
   // From here on a registration of the gateway's own address is refused (ports as bound: 0 is common).
   targets.addOwnListener({ name: 'listen', host: config.host, port: addr.port });
-  let metricsAddr: AddressInfo;
-  try {
-    metricsAddr = await listen(metricsServer, config.prometheusPort, config.prometheusHost);
-  } catch (err) {
-    front.server.close();
-    await admissionStore.close();
-    throw err;
+  let metricsServer: Server | undefined;
+  let metricsUrl: string;
+  if (opts.metricsServedAt !== undefined) {
+    metricsUrl = opts.metricsServedAt;
+    const port = Number(new URL(metricsUrl).port);
+    targets.addOwnListener({ name: 'metrics', host: config.prometheusHost, port });
+  } else {
+    metricsServer = createMetricsServer(metrics);
+    let metricsAddr: AddressInfo;
+    try {
+      metricsAddr = await listen(metricsServer, config.prometheusPort, config.prometheusHost);
+    } catch (err) {
+      front.server.close();
+      await admissionStore.close();
+      throw err;
+    }
+    metricsUrl = `${reachableUrl(metricsAddr)}/metrics`;
+    targets.addOwnListener({
+      name: 'metrics',
+      host: config.prometheusHost,
+      port: metricsAddr.port,
+    });
   }
-  targets.addOwnListener({
-    name: 'metrics',
-    host: config.prometheusHost,
-    port: metricsAddr.port,
-  });
   // SMG binds the probe listener on --host, next to the main port.
   let probeServer: Server | undefined;
   let probeAddr: AddressInfo | undefined;
@@ -98,7 +127,7 @@ export async function startGateway(
       probeAddr = await listen(probeServer, config.healthCheckPort, config.host);
     } catch (err) {
       front.server.close();
-      metricsServer.close();
+      metricsServer?.close();
       await admissionStore.close();
       throw err;
     }
@@ -133,11 +162,13 @@ export async function startGateway(
     internals.engineClients.closeAll();
     // Stops tokenizer loads still retrying: their timers would keep the process alive.
     internals.tokenizers.close?.();
-    metricsServer.closeAllConnections();
+    metricsServer?.closeAllConnections();
     // Closed only now: probes kept answering (readiness 503 draining) through the drain.
     probeServer?.closeAllConnections();
     await Promise.all([
-      new Promise<void>((resolve) => metricsServer.close(() => resolve())),
+      new Promise<void>((resolve) =>
+        metricsServer ? metricsServer.close(() => resolve()) : resolve(),
+      ),
       new Promise<void>((resolve) =>
         probeServer ? probeServer.close(() => resolve()) : resolve(),
       ),
@@ -175,7 +206,7 @@ export async function startGateway(
 
   return {
     url: reachableUrl(addr),
-    metricsUrl: `${reachableUrl(metricsAddr)}/metrics`,
+    metricsUrl,
     healthCheckUrl: probeAddr && reachableUrl(probeAddr),
     internals,
     shutdown: (graceMs = config.shutdownGracePeriodSecs * 1000) => (closed ??= teardown(graceMs)),
