@@ -15,7 +15,7 @@ const LEVEL_NAMES: Record<number, string> = {
   50: 'ERROR',
   60: 'FATAL',
 };
-const OMIT = new Set(['level', 'time', 'msg', 'pid', 'hostname']);
+const OMIT = new Set(['level', 'time', 'msg', 'hostname']);
 
 function humanLine(record: Record<string, unknown>): string {
   const time = new Date(Number(record.time)).toISOString();
