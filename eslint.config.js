@@ -8,7 +8,7 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 //
 //   util ← errors ← observability ← upstream | engine | tokenizer | parsers ← workers
 //        ← admission | policies | discovery
-//        ← routing ← grpc ← pd ← config ← server ← cli | compat
+//        ← routing ← grpc ← pd ← config ← server ← cluster ← cli | compat
 //
 // Outside the layers: packages/kit imports nothing from the repository; packages/protos only its
 // gRPC libraries; packages/sim imports only @switchyard/kit, @switchyard/protos, its engine
@@ -26,6 +26,7 @@ const LAYERS = [
   ['pd'],
   ['config'],
   ['server'],
+  ['cluster'],
   ['cli', 'compat'],
 ];
 

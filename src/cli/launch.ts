@@ -3,6 +3,9 @@ import { formatHelp } from '@switchyard/kit';
 import { GATEWAY_FLAGS } from '../config/gateway-flags.js';
 import { resolveLaunchFlags } from '../config/launch-flags.js';
 import { startGateway, type Gateway } from '../server/gateway.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import { killClusterProcesses, runClusterPrimary } from '../cluster/primary.js';
+import { isClusterGatewayProcess, runClusterWorker } from '../cluster/worker.js';
 
 export const LAUNCH_HELP =
   formatHelp(
@@ -27,14 +30,11 @@ export function untilSignal(onSecond: () => void): Promise<NodeJS.Signals> {
   });
 }
 
-export async function runLaunch(argv: readonly string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(LAUNCH_HELP);
-    return 0;
-  }
-  const { config, noEffect, warnings } = resolveLaunchFlags(argv);
-  const gateway: Gateway = await startGateway(config);
-  const { logger } = gateway.internals;
+function logNotices(
+  logger: Logger,
+  noEffect: readonly string[],
+  warnings: readonly string[],
+): void {
   if (noEffect.length > 0) {
     logger.warn(
       { flags: noEffect },
@@ -42,6 +42,28 @@ export async function runLaunch(argv: readonly string[]): Promise<number> {
     );
   }
   for (const warning of warnings) logger.warn(warning);
+}
+
+export async function runLaunch(argv: readonly string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(LAUNCH_HELP);
+    return 0;
+  }
+  const { config, noEffect, warnings } = resolveLaunchFlags(argv);
+  // A process forked by the primary below: the primary printed the notices and the line.
+  if (isClusterGatewayProcess()) return runClusterWorker(config);
+  if (config.workers > 1) {
+    const logger = createLogger({ level: config.logLevel, json: config.logJson });
+    logNotices(logger, noEffect, warnings);
+    const stopSignal = untilSignal(() => {
+      killClusterProcesses();
+      process.exit(1);
+    });
+    return runClusterPrimary(config, { logger, stopSignal });
+  }
+  const gateway: Gateway = await startGateway(config);
+  const { logger } = gateway.internals;
+  logNotices(logger, noEffect, warnings);
   // Listen for signals before announcing readiness: a supervisor that sends SIGTERM as soon as it
   // reads the line must reach the drain, not Node's default of dying at once.
   const stopSignal = untilSignal(() => process.exit(1));
