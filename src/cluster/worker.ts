@@ -2,11 +2,11 @@
  * One gateway process of `switchyard launch --workers N`: the whole gateway, as a single-process
  * launch runs it, except that it binds no Prometheus listener (the primary serves the aggregate
  * and asks this process for its registry over IPC), claims admission units from the primary
- * (admission/store/from-config.ts picks the ClusterStore through `clusterStoreIfWorker`), and
- * reports where it listens instead of printing the 'switchyard listening' line.
+ * through a ClusterStore (unless `--admission-store` names a Redis), and reports where it
+ * listens instead of printing the 'switchyard listening' line.
  */
 import cluster from 'node:cluster';
-import { CLUSTER_SLOT_ENV } from '../admission/store/cluster-store.js';
+import { CLUSTER_SLOT_ENV, clusterStoreIfWorker } from '../admission/store/cluster-store.js';
 import type { GatewayConfig } from '../config/schema.js';
 import { createLogger } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
@@ -64,7 +64,13 @@ export async function runClusterWorker(config: GatewayConfig): Promise<number> {
   const metricsServedAt = process.env[CLUSTER_METRICS_URL_ENV];
   if (metricsServedAt === undefined) throw new Error(`${CLUSTER_METRICS_URL_ENV} is not set`);
   const stop = firstSignal();
-  const gateway = await startGateway(config, { logger, metricsServedAt });
+  // With --admission-store every process shares Redis on its own and the primary holds nothing.
+  const admissionStore = config.admissionStore === undefined ? clusterStoreIfWorker() : undefined;
+  const gateway = await startGateway(config, {
+    logger,
+    metricsServedAt,
+    ...(admissionStore && { admissionStore }),
+  });
   const unserve = serveMetrics(gateway.internals.metrics);
   const listening: ListeningMessage =
     gateway.healthCheckUrl === undefined
