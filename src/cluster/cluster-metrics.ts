@@ -56,7 +56,13 @@ export class ClusterMetrics {
   readonly #last = new Map<number, MetricsJson>();
   #retired: Promise<MetricsJson> = Promise.resolve([]);
 
-  constructor(opts: { processes: () => number; timeoutMs?: number }) {
+  constructor(opts: {
+    /** Gateway processes listening now. */
+    processes: () => number;
+    /** Admission units the primary holds, by pool key. */
+    admissionHeld?: () => ReadonlyMap<string, number>;
+    timeoutMs?: number;
+  }) {
     this.#timeoutMs = opts.timeoutMs ?? SCRAPE_TIMEOUT_MS;
     new Gauge({
       name: 'smg_cluster_processes',
@@ -64,6 +70,17 @@ export class ClusterMetrics {
       registers: [this.registry],
       collect() {
         this.set(opts.processes());
+      },
+    });
+    new Gauge({
+      name: 'smg_cluster_admission_held_units',
+      help: 'Decode rooms and prefill slots held at the primary of launch --workers, by pool key',
+      labelNames: ['key'],
+      registers: [this.registry],
+      collect() {
+        // Rebuilt at each scrape: a key nobody holds any more leaves the exposition.
+        this.reset();
+        for (const [key, units] of opts.admissionHeld?.() ?? []) this.set({ key }, units);
       },
     });
   }

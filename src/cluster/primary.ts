@@ -44,7 +44,10 @@ export async function runClusterPrimary(
 ): Promise<number> {
   const { logger } = opts;
   const admission = new AdmissionPrimary();
-  const metrics = new ClusterMetrics({ processes: () => supervisor.live().length });
+  const metrics = new ClusterMetrics({
+    processes: () => supervisor.live().length,
+    admissionHeld: () => admission.held(),
+  });
   const metricsServer = createMetricsServer({
     render: () =>
       metrics.render(

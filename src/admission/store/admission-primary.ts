@@ -86,6 +86,14 @@ export class AdmissionPrimary {
     return this.#store.seen(key);
   }
 
+  /** Units held per key by every process, from the tickets (the primary's leak check metric). */
+  held(): Map<string, number> {
+    const held = new Map<string, number>();
+    for (const { tickets } of this.#workers.values())
+      for (const t of tickets.values()) held.set(t.key, (held.get(t.key) ?? 0) + t.units);
+    return held;
+  }
+
   /** Tickets the process holds (tests and diagnostics). */
   ticketsOf(workerId: number): number {
     return this.#workers.get(workerId)?.tickets.size ?? 0;

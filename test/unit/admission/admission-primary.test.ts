@@ -46,6 +46,13 @@ describe('AdmissionPrimary', () => {
     assert.notEqual(b.ticket, a.ticket);
     assert.equal(take(1, 'prefill:w1', 1, 1).total, 1, 'keys are counted apart');
     assert.equal(primary.total('decode:w1'), 4);
+    assert.deepEqual(
+      [...primary.held()],
+      [
+        ['decode:w1', 4],
+        ['prefill:w1', 1],
+      ],
+    );
   });
 
   it('applies partial give-backs, caps them at what the ticket holds, and repeats nothing', () => {
@@ -81,6 +88,7 @@ describe('AdmissionPrimary', () => {
     assert.equal(primary.total('decode:a'), 1, "process 2's unit stays");
     assert.equal(primary.total('prefill:b'), 0);
     assert.equal(primary.ticketsOf(1), 0);
+    assert.deepEqual([...primary.held()], [['decode:a', 1]]);
     assert.deepEqual(freed(2), ['decode:a=1', 'prefill:b=0']);
     assert.deepEqual(freed(3), ['decode:a=1', 'prefill:b=0']);
     assert.deepEqual(freed(1), [], 'nothing is sent to the process that left');
