@@ -1,7 +1,8 @@
 // `switchyard launch --workers 2`, run as a user would: one 'switchyard listening' line for two
 // gateway processes sharing one port (asked for as port 0), requests spread over both, one
 // aggregated /metrics that counts the sum and does not multiply fleet state, a SIGKILLed process
-// forked again while the service goes on, and SIGTERM draining both and exiting 0.
+// forked again while the service goes on, and SIGTERM draining both (a stream in flight
+// finishes) and exiting 0.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -50,7 +51,7 @@ function promtool(): string {
 const COMPLETIONS = { method: 'POST', path: '/v1/completions' };
 
 test('launch --workers 2: one port, two processes, aggregated metrics, restart, drain', async () => {
-  worker = await startSimWorker({ model: 'sim-model', ttftMs: 1, itlMs: 1 });
+  worker = await startSimWorker({ model: 'sim-model', ttftMs: 1, itlMs: 20 });
   const run = startCli([
     'launch',
     ...LOOPBACK_EPHEMERAL,
@@ -116,7 +117,25 @@ test('launch --workers 2: one port, two processes, aggregated metrics, restart, 
       .filter((line) => Number(line.slice(line.lastIndexOf(' ') + 1)) !== 0);
     assert.deepEqual(held, [], 'in-flight gauges back to zero');
 
+    // A stream in flight at SIGTERM: its process drains it before exiting (30 tokens, 20 ms apart).
+    const stream = await request(`${url}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'sim-model', prompt: 'drain', max_tokens: 30, stream: true }),
+    });
+    assert.equal(stream.statusCode, 200);
+    const body = stream.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    let streamed = '';
+    while (!streamed.includes('\n\n')) {
+      const chunk = await body.next();
+      assert.ok(!chunk.done, 'the stream ended before its first event');
+      streamed += chunk.value.toString();
+    }
+    assert.ok(!streamed.includes('[DONE]'), 'the stream was still running at SIGTERM');
     run.child.kill('SIGTERM');
+    for (let chunk = await body.next(); !chunk.done; chunk = await body.next())
+      streamed += chunk.value.toString();
+    assert.ok(streamed.trimEnd().endsWith('data: [DONE]'), 'the in-flight stream finished');
     assert.equal(await run.exited, 0);
     assert.equal(logs(run, 'stopped').length, 1);
     assert.equal(logs(run, 'switchyard listening').length, 1, 'one line for the launch');
