@@ -57,6 +57,8 @@ test('launch --workers 2: one port, two processes, aggregated metrics, restart, 
     ...LOOPBACK_EPHEMERAL,
     '--workers',
     '2',
+    '--health-check-port',
+    '0',
     '--log-json',
     '--shutdown-grace-period-secs',
     '5',
@@ -74,6 +76,15 @@ test('launch --workers 2: one port, two processes, aggregated metrics, restart, 
     assert.equal(new Set(pids).size, 2, 'two gateway processes');
     assert.ok(!pids.includes(run.child.pid ?? -1), 'the primary serves no clients itself');
     await waitFor(() => logs(run, 'worker registered').length === 2, 'both to register', 10_000);
+    // A second port-0 listener in each process is shared as well (the probe port, per process).
+    const probe = String(listening.healthCheck);
+    assert.match(probe, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.notEqual(probe, url);
+    for (let i = 0; i < 4; i++) {
+      const ready = await request(`${probe}/readiness`, { reset: true });
+      assert.equal(ready.statusCode, 200);
+      await ready.body.dump();
+    }
 
     for (let i = 0; i < 10; i++) assert.equal(await complete(url), 200);
     const text = await scrape(metricsUrl);
