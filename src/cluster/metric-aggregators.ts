@@ -41,6 +41,8 @@ export const GAUGE_AGGREGATORS: Readonly<Record<string, Aggregator>> = {
   smg_engine_token_usage: 'max',
   smg_engine_gen_throughput: 'max',
   smg_engine_cache_hit_rate: 'max',
+  // Every process runs its own pod watcher over the same pods.
+  smg_discovery_workers_discovered: 'max',
   // 1 only when every process finds the worker ready, i.e. every process routes to it.
   smg_worker_health: 'min',
   // Declared by the admission store wiring: 1 only when every process reaches the shared state.

@@ -10,6 +10,9 @@ import { ClusterMetrics, type ScrapeTarget } from '../../../src/cluster/cluster-
 import { GAUGE_AGGREGATORS } from '../../../src/cluster/metric-aggregators.js';
 import type { MetricsRequest } from '../../../src/cluster/messages.js';
 import { GatewayMetrics } from '../../../src/observability/metrics.js';
+import { DiscoveryMetrics } from '../../../src/observability/discovery-metrics.js';
+import { InProcessStore } from '../../../src/admission/store/in-process-store.js';
+import { registerAdmissionStoreMetrics } from '../../../src/server/admission-store-metrics.js';
 import { metricValue } from '../../helpers/gateway.js';
 
 /** A process of the fleet: its own GatewayMetrics, answering scrapes as worker.ts does. */
@@ -46,7 +49,11 @@ const CHAT = { method: 'POST', path: '/v1/chat/completions' };
 
 describe('cluster metrics aggregation', () => {
   it('every gauge of GatewayMetrics has a decided aggregator', async () => {
-    const families = await new GatewayMetrics().registry.getMetricsAsJSON();
+    const metrics = new GatewayMetrics();
+    // The families registered beside GatewayMetrics: discovery's and the admission store's.
+    new DiscoveryMetrics(metrics.registry);
+    registerAdmissionStoreMetrics(metrics.registry, new InProcessStore());
+    const families = await metrics.registry.getMetricsAsJSON();
     const gauges = families.filter((f) => String(f.type) === 'gauge').map((f) => f.name);
     assert.ok(gauges.length > 10);
     const undecided = gauges.filter((name) => GAUGE_AGGREGATORS[name] === undefined);

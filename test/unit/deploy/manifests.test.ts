@@ -349,10 +349,10 @@ test('the Service selects the gateway pods and targets their named ports', () =>
   for (const { targetPort } of service.spec.ports) portNumber(gatewayContainer(), targetPort);
 });
 
-test("the Role grants exactly pods get/list/watch, bound to the gateway's ServiceAccount", () => {
+test("the Role grants exactly pods list/watch, bound to the gateway's ServiceAccount", () => {
   const role = one<Role>('Role');
   assert.deepEqual(role.rules, [
-    { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
+    { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
   ]);
   for (const kind of ['ClusterRole', 'ClusterRoleBinding']) {
     assert.equal(DOCS.filter((d) => d.kind === kind).length, 0, `no ${kind}`);
