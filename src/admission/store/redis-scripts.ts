@@ -41,9 +41,10 @@ local function finish()
     total = 0
   else
     if total < 0 then total = 0 end
-    -- The structures live until the last lease would lapse and no longer, so a key whose
-    -- holders all vanished is dropped by Redis even if nobody takes it again.
-    local ttl = tonumber(last[2]) - now
+    -- The structures outlive the last lease by one more lease: a key whose holders all
+    -- vanished is dropped by Redis even if nobody takes it again, while a key still in use is
+    -- reaped by a take first, which announces the freed units to the other replicas.
+    local ttl = tonumber(last[2]) - now + tonumber(ARGV[4])
     redis.call('SET', totalKey, total, 'PX', ttl)
     redis.call('PEXPIRE', leases, ttl)
     redis.call('PEXPIRE', held, ttl)
