@@ -55,7 +55,7 @@ local function finish()
 end
 `;
 
-/** ARGV[5] id, [6] units, [7] limit. Returns {granted 0|1, total}. */
+/** ARGV[5] id, [6] units, [7] limit. Returns {granted 0|1, total, units reaped}. */
 const TAKE = `${PRELUDE}
 local id, units, limit = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
 local granted = 0
@@ -68,10 +68,10 @@ elseif total + units <= limit then
   granted = 1
 end
 finish()
-return {granted, total}
+return {granted, total, freed}
 `;
 
-/** ARGV[5] id, [6] units to keep. Returns {released, total}; nothing for an unknown ticket. */
+/** ARGV[5] id, [6] units to keep. Returns {released, total, 0}; 0 released for an unknown ticket. */
 const GIVE_BACK = `${PRELUDE}
 local id, keep = ARGV[5], tonumber(ARGV[6])
 local units = tonumber(redis.call('HGET', held, id))
@@ -89,7 +89,7 @@ if units then
   freed = freed + released
 end
 finish()
-return {released, total}
+return {released, total, 0}
 `;
 
 /** ARGV[5..] ids. Extends the live ones; returns {total, ids that had lapsed...}. */
@@ -203,13 +203,13 @@ export class AdmissionScripts {
 
   async take(key: string, id: string, units: number, limit: number) {
     const reply = await this.#redis.switchyardAdmissionTake(...this.#head(key), id, units, limit);
-    const [granted, total] = pair(reply);
-    return { granted: granted === 1, total };
+    const [granted, total, reaped] = triple(reply);
+    return { granted: granted === 1, total, reaped };
   }
 
   async giveBack(key: string, id: string, keep: number) {
     const reply = await this.#redis.switchyardAdmissionGiveBack(...this.#head(key), id, keep);
-    const [released, total] = pair(reply);
+    const [released, total] = triple(reply);
     return { released, total };
   }
 
@@ -226,7 +226,7 @@ export class AdmissionScripts {
   }
 }
 
-function pair(reply: unknown): [number, number] {
-  if (!Array.isArray(reply) || reply.length !== 2) throw new TypeError('unexpected script reply');
-  return [Number(reply[0]), Number(reply[1])];
+function triple(reply: unknown): [number, number, number] {
+  if (!Array.isArray(reply) || reply.length !== 3) throw new TypeError('unexpected script reply');
+  return [Number(reply[0]), Number(reply[1]), Number(reply[2])];
 }

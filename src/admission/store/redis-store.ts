@@ -11,7 +11,8 @@
  * - Never stuck: when Redis does not answer (connection lost, command timed out) the store
  *   goes down and admits from this process's share of each limit (redis-ledger.ts), keeping
  *   what it owes Redis; once Redis answers again it adopts those tickets, sends the give-backs
- *   and only then comes back up.
+ *   and only then comes back up. While down, `seen` and a take's `total` are this replica's own
+ *   units on the key, the only count the fallback knows.
  */
 import { randomBytes } from 'node:crypto';
 import { systemClock, type Clock, type Timer } from '@switchyard/kit';
@@ -149,15 +150,16 @@ export class RedisStore implements AdmissionStore {
     if (!this.#up) return this.#fallbackTake(key, units, limit, undefined);
     const id = this.#newId();
     try {
-      const { granted, total } = await this.#scripts.take(key, id, units, limit);
+      const { granted, total, reaped } = await this.#scripts.take(key, id, units, limit);
       this.#saw(key, total);
-      if (!granted) {
-        this.#refused.add(key);
-        return { ticket: undefined, total };
-      }
-      this.#refused.delete(key);
-      const ticket = new RedisTicket(this.#ledger, key, id, units, 'yes');
-      this.#ledger.add(ticket);
+      let ticket: RedisTicket | undefined;
+      if (granted) {
+        this.#refused.delete(key);
+        ticket = new RedisTicket(this.#ledger, key, id, units, 'yes');
+        this.#ledger.add(ticket);
+      } else this.#refused.add(key);
+      // This take reaped lapsed tickets: its announcement skips this process, so wake here.
+      if (reaped > 0) this.#fire(key);
       return { ticket, total };
     } catch (err) {
       this.#down(err);

@@ -53,6 +53,7 @@ test("a crashed replica's tickets lapse one lease later and free for the others"
     assert.equal((await b.store.tryTake(key, 1, 3)).ticket, undefined, 'not yet lapsed');
     assert.equal((await c.store.tryTake(key, 1, 3)).ticket, undefined);
     c.freed.length = 0;
+    b.freed.length = 0;
 
     let taken = await b.store.tryTake(key, 3, 3);
     while (!taken.ticket) {
@@ -63,6 +64,8 @@ test("a crashed replica's tickets lapse one lease later and free for the others"
     assert.ok(Date.now() - stoppedAt >= LEASE_MS / 3, 'not before its lease could end');
     // The take that reaped the lapsed ticket announced it: c's waiters were woken.
     await waitFor(() => c.freed.includes(key), 'replica c woken by the lapse');
+    // b's own announcement skips b, so the reaping take woke b's other waiters itself.
+    assert.deepEqual(b.freed, [key]);
     assert.equal(await probe.total(key), 3);
     b.store.giveBack(taken.ticket, 3);
     await waitFor(async () => !(await probe.exists(key)), 'the idle key deleted');
