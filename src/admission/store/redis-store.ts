@@ -21,46 +21,17 @@ import { fallbackLimit, Ledger, RedisTicket } from './redis-ledger.js';
 import { AdmissionScripts, channelOf, parseFreed } from './redis-scripts.js';
 import { LedgerSync } from './redis-sync.js';
 import type { AdmissionStore, StoreTicket, TakeResult } from './types.js';
+import {
+  DEFAULT_PREFIX,
+  OPEN_WAIT_MS,
+  silent,
+  type RedisStoreLogger,
+  type RedisStoreOptions,
+  type RedisStoreStatus,
+} from './redis-options.js';
 
-/** The pino methods the store logs with. */
-export interface RedisStoreLogger {
-  warn(obj: object, msg: string): void;
-  info(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
-
-export interface RedisStoreOptions {
-  /** `redis://[user:pass@]host:port[/db]` (or `rediss://`). */
-  url: string;
-  /** How long a ticket outlives its last renewal; a crashed replica's claims free after this. */
-  leaseMs: number;
-  /** Gateway replicas sharing the store: while Redis is down each admits limit / replicas. */
-  replicas?: number | undefined;
-  logger?: RedisStoreLogger | undefined;
-  /** Arms the renewal and open timers; lease expiry itself is Redis server time. */
-  clock?: Clock | undefined;
-  /** Namespace of every key and the channel; default `switchyard:admission:`. */
-  prefix?: string | undefined;
-}
-
-/** What the caller maps to `smg_admission_store_up` and logs; no metrics here. */
-export interface RedisStoreStatus {
-  readonly up: boolean;
-  /** Tickets this process holds. */
-  readonly tickets: number;
-  /** Lowered tickets Redis has not been told about yet. */
-  readonly pendingGiveBacks: number;
-}
-
-/** open() waits this long for Redis before starting down. */
-export const OPEN_WAIT_MS = 2000;
-export const DEFAULT_PREFIX = 'switchyard:admission:';
-
-const silent: RedisStoreLogger = {
-  warn: () => undefined,
-  info: () => undefined,
-  error: () => undefined,
-};
+export { DEFAULT_PREFIX, OPEN_WAIT_MS } from './redis-options.js';
+export type { RedisStoreLogger, RedisStoreOptions, RedisStoreStatus } from './redis-options.js';
 
 export class RedisStore implements AdmissionStore {
   readonly kind = 'redis' as const;
