@@ -151,7 +151,10 @@ const SCRIPTS = {
 type Arg = string | number;
 type ScriptCommands = Record<keyof typeof SCRIPTS, (...args: Arg[]) => Promise<unknown>>;
 
-/** The three Redis keys of a pool key, sharing one hash tag. */
+/**
+ * The three Redis keys of a pool key, sharing one hash tag. A `}` inside the key ends the tag
+ * early, but at the same place in all three, so they still share a slot.
+ */
 export function redisKeysOf(prefix: string, key: string): [string, string, string] {
   const base = `${prefix}{${key}}`;
   return [`${base}:leases`, `${base}:units`, `${base}:total`];
