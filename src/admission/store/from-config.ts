@@ -1,11 +1,14 @@
 /**
  * Which admission store a gateway process uses: Redis when `--admission-store` names one (replicas
- * on any host), else this process's memory. The cluster store of `launch --workers N` joins here.
+ * on any host); else, in a process forked by `launch --workers N`, the cluster primary; else this
+ * process's memory. (`src/cluster/worker.ts` also hands its processes the cluster store directly.)
  */
 import type { Clock } from '@switchyard/kit';
 import type { GatewayConfig } from '../../config/schema.js';
 import type { Logger } from '../../observability/logger.js';
+import { clusterStoreIfWorker } from './cluster-store.js';
 import { InProcessStore } from './in-process-store.js';
+import { RedisStore } from './redis-store.js';
 import type { AdmissionStore } from './types.js';
 
 export interface StoreDeps {
@@ -13,9 +16,23 @@ export interface StoreDeps {
   clock: Clock;
 }
 
-export function admissionStoreFromConfig(
-  _config: GatewayConfig,
-  _deps: StoreDeps,
+export async function admissionStoreFromConfig(
+  config: GatewayConfig,
+  deps: StoreDeps,
 ): Promise<AdmissionStore> {
-  return Promise.resolve(new InProcessStore());
+  if (config.admissionStore !== undefined) {
+    const store = await RedisStore.open({
+      url: config.admissionStore,
+      leaseMs: config.admissionLeaseSecs * 1000,
+      replicas: config.admissionReplicas,
+      logger: deps.logger,
+      clock: deps.clock,
+    });
+    deps.logger.info(
+      { store: 'redis', up: store.up, leaseSecs: config.admissionLeaseSecs },
+      'admission claims are shared through Redis',
+    );
+    return store;
+  }
+  return clusterStoreIfWorker() ?? new InProcessStore();
 }
