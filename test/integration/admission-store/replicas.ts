@@ -4,9 +4,7 @@
  * what Redis itself holds, so the tests check Redis's own totals and not only the stores' view.
  */
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { RedisStore, type RedisStoreLogger } from '../../../src/admission/store/redis-store.js';
-import { redisKeysOf } from '../../../src/admission/store/redis-scripts.js';
 
 /** Short enough that lapse tests take about a second; renewals still run every 200 ms. */
 export const LEASE_MS = 600;
@@ -65,51 +63,4 @@ export function testPrefix(): string {
   return `switchyard:test:${randomBytes(4).toString('hex')}:`;
 }
 
-/** Reads a key's structures straight from Redis. */
-export class RedisProbe {
-  readonly #redis: Redis;
-
-  constructor(
-    url: string,
-    private readonly prefix: string,
-  ) {
-    this.#redis = new Redis(url, {
-      maxRetriesPerRequest: 1,
-      enableOfflineQueue: false,
-      lazyConnect: true,
-    });
-    this.#redis.on('error', () => undefined);
-  }
-
-  async connect(): Promise<void> {
-    if (this.#redis.status !== 'ready') await this.#redis.connect();
-  }
-
-  async total(key: string): Promise<number> {
-    await this.connect();
-    return Number((await this.#redis.get(redisKeysOf(this.prefix, key)[2])) ?? 0);
-  }
-
-  /** Ticket id -> units, as Redis holds them. */
-  async tickets(key: string): Promise<Record<string, number>> {
-    await this.connect();
-    const raw = await this.#redis.hgetall(redisKeysOf(this.prefix, key)[1]);
-    return Object.fromEntries(Object.entries(raw).map(([id, units]) => [id, Number(units)]));
-  }
-
-  /** Whether any of the key's three structures still exists. */
-  async exists(key: string): Promise<boolean> {
-    await this.connect();
-    return (await this.#redis.exists(...redisKeysOf(this.prefix, key))) > 0;
-  }
-
-  /** Runs a raw command (CLIENT PAUSE and such). */
-  async call(...args: [string, ...(string | number)[]]): Promise<unknown> {
-    await this.connect();
-    return this.#redis.call(...args);
-  }
-
-  close(): void {
-    this.#redis.disconnect();
-  }
-}
+export { RedisProbe } from '../../helpers/redis-probe.js';
