@@ -45,7 +45,9 @@ export async function startReplicaFleet(opts: {
     role: 'decode',
     ...BURST_SIM,
     maxRunningRequests: opts.window,
-    waitingTimeoutSecs: 1,
+    // Generous: on a loaded 2-core machine a KV transfer can outlast 1 s; the failure mode under
+    // test is the prefill's rendezvous deadline, not this one.
+    waitingTimeoutSecs: 5,
   });
   const replicas: Replica[] = [];
   const fleet: ReplicaFleet = {
