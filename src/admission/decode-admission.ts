@@ -169,7 +169,7 @@ export class DecodeAdmission {
       const now = this.#states.get(worker.key) ?? this.#newState(worker, windowOf(worker));
       if (ticket === undefined) return this.#waitOrShed(now, rooms, budget, signal);
       if (signal?.aborted) {
-        this.#gate.store.giveBack(ticket, ticket.units);
+        this.#gate.giveBack(ticket, ticket.units);
         throw signal.reason as Error;
       }
       return this.#claimFrom(now, rooms, ticket);
@@ -283,7 +283,7 @@ export class DecodeAdmission {
         return Promise.resolve(answer).then((r) => r.ticket);
       },
       pump: () => this.#drain(state),
-      discard: (ticket) => this.#gate.store.giveBack(ticket, ticket.units),
+      discard: (ticket) => this.#gate.giveBack(ticket, ticket.units),
     });
     const claim = state.queue.enqueue({
       // Strict FIFO: the head's rooms must all be free; rooms freed meanwhile are held for it.
@@ -330,7 +330,7 @@ export class DecodeAdmission {
     this.#adjust(state, granted);
     return new RoomClaim(state.key, requested, granted, (n) => {
       this.#adjust(state, -n);
-      this.#gate.store.giveBack(ticket, n);
+      this.#gate.giveBack(ticket, n);
       this.#drain(state);
     });
   }

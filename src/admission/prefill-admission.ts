@@ -187,7 +187,7 @@ export class PrefillAdmission {
   /** Arrival placement succeeded; a client that left during the round trip gives it back. */
   #admitted(placed: Placed, signal: AbortSignal): PrefillSlot {
     if (signal.aborted) {
-      this.#gate.store.giveBack(placed.ticket, placed.ticket.units);
+      this.#gate.giveBack(placed.ticket, placed.ticket.units);
       throw signal.reason instanceof Error ? signal.reason : new Error('client left');
     }
     this.#hooks.onAdmitted?.(0);
@@ -210,7 +210,7 @@ export class PrefillAdmission {
         return Promise.resolve(answer).then(({ ticket }) => ticket && { worker, ticket });
       },
       pump: () => this.#queue.pump(),
-      discard: ({ ticket }) => this.#gate.store.giveBack(ticket, ticket.units),
+      discard: ({ ticket }) => this.#gate.giveBack(ticket, ticket.units),
     });
     return this.#queue.enqueue({
       tryGrant: () => {
@@ -269,7 +269,7 @@ export class PrefillAdmission {
       if (!held.removed) this.#hooks.onInflightChange?.(key, held.n);
       else if (held.n === 0 && this.#inflight.get(key) === held) this.#inflight.delete(key);
       this.#holdMs = 0.8 * this.#holdMs + 0.2 * (this.#clock.now() - taken);
-      this.#gate.store.giveBack(ticket, ticket.units);
+      this.#gate.giveBack(ticket, ticket.units);
       this.#queue.pump();
     });
     return Object.assign(l, { worker });
