@@ -11,9 +11,12 @@ export class SharedCounts {
   readonly store = new InProcessStore();
   readonly #views = new Set<DeferredStore>();
 
-  /** A view for one process; `wakeUps: false` drops its wake-ups (a lost pub/sub message). */
-  view(opts: { wakeUps?: boolean } = {}): DeferredStore {
-    const view = new DeferredStore(this, opts.wakeUps ?? true);
+  /**
+   * A view for one process; `wakeUps: false` drops its wake-ups (a lost pub/sub message), `cap`
+   * refuses past that many units whatever limit the caller names (a Redis store in fallback).
+   */
+  view(opts: { wakeUps?: boolean; cap?: number } = {}): DeferredStore {
+    const view = new DeferredStore(this, opts.wakeUps ?? true, opts.cap);
     this.#views.add(view);
     return view;
   }
@@ -34,15 +37,17 @@ export class DeferredStore implements AdmissionStore {
   readonly up = true;
   readonly #shared: SharedCounts;
   readonly #wakeUps: boolean;
+  readonly #cap: number | undefined;
   readonly #seen = new Map<string, number>();
   readonly #freed = new Set<(key: string) => void>();
   readonly #pending: (() => void)[] = [];
   /** Round trips asked so far. */
   asked = 0;
 
-  constructor(shared: SharedCounts, wakeUps: boolean) {
+  constructor(shared: SharedCounts, wakeUps: boolean, cap: number | undefined) {
     this.#shared = shared;
     this.#wakeUps = wakeUps;
+    this.#cap = cap;
   }
 
   /** Takes in flight, not yet answered. */
@@ -54,7 +59,7 @@ export class DeferredStore implements AdmissionStore {
     this.asked += 1;
     return new Promise((resolve) => {
       this.#pending.push(() => {
-        const result = this.#shared.store.tryTake(key, units, limit);
+        const result = this.#shared.store.tryTake(key, units, Math.min(limit, this.#cap ?? limit));
         this.#seen.set(key, result.total);
         resolve(result);
       });

@@ -114,6 +114,30 @@ void describe('decode admission over an async store', () => {
     assert.equal(shared.total(DKEY), 0, 'the late grant was given back');
   });
 
+  void it('a store whose limit is below the window refuses once, not in a loop', async () => {
+    const shared = new SharedCounts();
+    const clock = new ManualClock();
+    const s = shared.view({ cap: 1 });
+    const adm = decodeIn(s, clock);
+    const first = track(adm.claim(decodeWorker, 1));
+    await answerAll(s);
+    const waiter = track(adm.claim(decodeWorker, 1));
+    await answerAll(s);
+    const asked = s.asked;
+    for (let i = 0; i < 20; i++) await flush();
+    assert.equal(s.inFlight, 0, 'refused: no take asked again without a wake-up');
+    assert.equal(s.asked, asked);
+    await clock.settle(STORE_POLL_MS);
+    assert.equal(s.asked, asked + 1, 'the poll asks once');
+    await answerAll(s);
+    first.value?.release();
+    await answerAll(s);
+    const claim = waiter.value;
+    assert.ok(claim, 'granted once the first claim gave its room back');
+    claim.release();
+    assert.equal(shared.total(DKEY), 0);
+  });
+
   void it('the poll finds freed rooms when the wake-up was lost', async () => {
     const shared = new SharedCounts();
     const clock = new ManualClock();
