@@ -31,12 +31,17 @@ export interface DesiredWorker {
 
 export interface DesiredState {
   /**
-   * The owning pod uid of every worker URL of a live, selected pod, ready or not. A discovered
-   * worker whose URL is missing here, or held by another uid, is removed. An unready pod keeps
-   * its registered workers: the health checker owns readiness flaps (SMG).
+   * The owning pod uid of every worker URL of a Running and Ready pod. A discovered worker whose
+   * URL is missing here (its pod gone, terminating, no longer Ready or no longer Running), or
+   * held by another uid, is removed (drained).
    */
   readonly uidByUrl: ReadonlyMap<string, string>;
-  /** Workers of Running and Ready pods: the ones to register. */
+  /**
+   * The pod uid of every worker URL of a live, selected pod, ready or not (the
+   * `smg_discovery_workers_discovered` gauge counts these), to say why a worker is removed.
+   */
+  readonly heldByUrl: ReadonlyMap<string, string>;
+  /** Workers of Running and Ready pods: the ones to register, one per `uidByUrl` entry. */
   readonly addable: readonly DesiredWorker[];
 }
 
@@ -49,6 +54,7 @@ export function podWorkerUrl(ip: string, port: number): string | undefined {
 
 export function desiredState(pods: Iterable<PodObject>, config: PodReadConfig): DesiredState {
   const uidByUrl = new Map<string, string>();
+  const heldByUrl = new Map<string, string>();
   const addable: DesiredWorker[] = [];
   for (const pod of pods) {
     if (!isSelected(pod, config)) continue;
@@ -58,10 +64,15 @@ export function desiredState(pods: Iterable<PodObject>, config: PodReadConfig): 
     if (info === undefined) continue;
     info.ports.forEach((port, index) => {
       const url = podWorkerUrl(info.ip, port);
-      // The first pod to claim a URL keeps it (two pods cannot share an IP and port for long).
+      // The first ready pod to claim a URL keeps it (two pods cannot share an IP and port for
+      // long); a pod that is not ready (a finished pod still listing a reused IP) yields it.
       if (url === undefined || uidByUrl.has(url)) return;
+      if (!info.healthy) {
+        if (!heldByUrl.has(url)) heldByUrl.set(url, info.uid);
+        return;
+      }
+      heldByUrl.set(url, info.uid);
       uidByUrl.set(url, info.uid);
-      if (!info.healthy) return;
       addable.push({
         url,
         type: info.type,
@@ -73,7 +84,7 @@ export function desiredState(pods: Iterable<PodObject>, config: PodReadConfig): 
       });
     });
   }
-  return { uidByUrl, addable };
+  return { uidByUrl, heldByUrl, addable };
 }
 
 /**

@@ -54,7 +54,10 @@ export interface PodInfo {
   readonly name: string;
   readonly uid: string;
   readonly ip: string;
-  /** Phase `Running` and condition `Ready` true: only such a pod's workers are registered. */
+  /**
+   * Phase `Running` and condition `Ready` true: only such a pod's workers are registered, and
+   * they are drained once it is no longer both.
+   */
   readonly healthy: boolean;
   readonly type: WorkerType;
   /** Worker ports, in annotation order, without repeats. */

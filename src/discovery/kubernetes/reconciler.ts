@@ -4,6 +4,10 @@
  * `WorkerService`, so discovered workers take the same path as `POST /workers` and `DELETE`
  * (startup probes, metadata, draining for `--drain-settle-secs`).
  *
+ * Unlike SMG, whose reconciler leaves an unready pod's workers to the health checker, a worker
+ * whose pod is no longer Running and Ready is drained as a terminating pod's is, and registered
+ * anew once the pod is ready again (compat deviation, docs/service-discovery.md).
+ *
  * Discovery owns exactly the workers carrying the `smg.ai/pod-uid` label (and the registrations
  * it started that have not finished): a worker added by hand is never removed or replaced.
  */
@@ -57,7 +61,7 @@ export class Reconciler {
     const owned = this.#owned();
     const removed = this.#remove(desired, owned);
     const added = await this.#add(desired, owned);
-    metrics.workersDiscovered.set({ source: SOURCE }, desired.uidByUrl.size);
+    metrics.workersDiscovered.set({ source: SOURCE }, desired.heldByUrl.size);
     // As SMG: a pass that changed nothing is not a sync worth timing.
     if (removed + added > 0) {
       metrics.syncDuration.observe({ source: SOURCE }, (clock.now() - started) / 1000);
@@ -86,16 +90,20 @@ export class Reconciler {
     return owned;
   }
 
-  /** Removes what no live pod holds any more (gone, terminating, or its URL now another pod's). */
+  /**
+   * Removes what no Running and Ready pod holds any more (gone, terminating, not ready, or its
+   * URL now another pod's), through the drain of `WorkerService.remove`.
+   */
   #remove(desired: DesiredState, owned: ReadonlyMap<string, Owned>): number {
     const { workers, metrics, logger } = this.deps;
     let count = 0;
     for (const [url, entry] of owned) {
       const holder = desired.uidByUrl.get(url);
       if (holder === entry.uid) continue;
-      // A removal already under way owns this worker's transition until it leaves.
+      // A removal already under way owns this worker's transition until it leaves: a pod ready
+      // again meanwhile registers a new worker on the pass after that (see #add).
       if (entry.worker?.status === 'draining') continue;
-      const why = holder === undefined ? 'pod gone or terminating' : 'pod replaced';
+      const why = removalReason(entry.uid, holder ?? desired.heldByUrl.get(url));
       workers.remove(entry.id, url);
       if (entry.worker === undefined) {
         this.#registering.delete(url);
@@ -118,8 +126,9 @@ export class Reconciler {
     let count = 0;
     for (const want of desired.addable) {
       const current = owned.get(want.url);
-      // Registered or registering for this pod: nothing to do. For another pod's uid, the old
-      // worker is draining: the new one registers on the pass after it has left.
+      // Registered or registering for this pod: nothing to do. A draining worker (its pod lost
+      // readiness and regained it, or another pod now holds its URL) is left to finish: the new
+      // worker registers on the pass after the old one has left the registry.
       if (current !== undefined) continue;
       // A worker added by hand at this URL is never replaced.
       if (this.deps.registry.getByUrl(want.url) !== undefined) continue;
@@ -152,4 +161,10 @@ export class Reconciler {
       logger.warn({ pod: want.podName }, `discovery: ${problem}`);
     return true;
   }
+}
+
+/** Why a discovered worker of pod `uid` is removed, given the live pod holding its URL (if any). */
+function removalReason(uid: string, holder: string | undefined): string {
+  if (holder === undefined) return 'pod gone or terminating';
+  return holder === uid ? 'pod not ready' : 'pod replaced';
 }

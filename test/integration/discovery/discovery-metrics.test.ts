@@ -1,6 +1,7 @@
 // SMG's smg_discovery_* families, with its labels: registrations by result (a pod at the
-// gateway's own address is refused: failed), deregistrations by reason, the workers the pods
-// ask for (unready pods included), and pass durations. A gateway without discovery has none.
+// gateway's own address is refused: failed), deregistrations by reason, the worker URLs of the
+// live selected pods (unready pods included), and pass durations. A gateway without discovery
+// has none.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';

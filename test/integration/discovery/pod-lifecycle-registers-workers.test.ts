@@ -1,8 +1,9 @@
 // A pod's life through the gateway, against simulated workers: it registers once Running and
 // Ready (one worker per annotated port, labelled with the pod's name and uid) and serves
-// requests; losing readiness keeps its worker (the health checker owns readiness, as SMG); it
-// is removed when terminating or deleted; a restart with the same IP and a new uid registers
-// again; a worker added by hand is never touched.
+// requests; losing readiness removes its workers and regaining it registers new ones (unlike
+// SMG, where the health checker owns readiness); they are removed when it is terminating or
+// deleted; a restart with the same IP and a new uid registers again; a worker added by hand is
+// never touched.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
@@ -88,12 +89,31 @@ test('an unready pod is not registered; once Running and Ready each of its ports
   await assertAllReleased(gateway);
 });
 
-test("losing readiness keeps the worker; a terminating pod's workers are removed", async () => {
+test("losing readiness removes the pod's workers and Ready again registers new ones; a terminating pod's workers are removed", async () => {
   const [a, b, c] = sims as [SimWorker, SimWorker, SimWorker];
+  // The URL keeps its worker id; a new registration is a new worker object.
+  const before = new Set(discovered());
   api.apply(pod('w0', [a, b], { ready: false }));
   api.apply(pod('w1', [c], { deleting: true }));
-  await waitFor(() => !urls().includes(c.url), "the terminating pod's worker to leave");
-  assert.deepEqual(urls(), [a.url, b.url].sort(), 'the unready pod keeps its workers');
+  await waitFor(() => urls().length === 0, "the unready and terminating pods' workers to leave");
+
+  api.apply(pod('w0', [a, b]));
+  await waitFor(
+    () => discovered().filter((w) => w.isHealthy).length === 2,
+    "the ready-again pod's workers",
+  );
+  assert.deepEqual(urls(), [a.url, b.url].sort());
+  assert.ok(
+    discovered().every((w) => !before.has(w)),
+    'each is a new registration, not the old worker kept',
+  );
+  const res = await postJson(`${gateway.url}/v1/chat/completions`, {
+    model: 'llama',
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 2,
+  });
+  assert.equal(res.status, 200);
+  await res.arrayBuffer();
 });
 
 test("a deleted pod's workers are removed; a restart at the same address with a new uid registers again", async () => {

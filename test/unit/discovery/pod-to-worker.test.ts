@@ -1,5 +1,5 @@
 // A pod becomes workers as SMG's discovery maps it: one per port of smg.ai/worker-ports (else
-// --service-discovery-port), registered only when Running and Ready, PD role by selector with
+// --service-discovery-port), wanted only while Running and Ready, PD role by selector with
 // the prefill's bootstrap port, the pod's name and uid as labels, and the model id override.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -86,7 +86,7 @@ void describe('pod to worker', () => {
     assert.equal(podWorkerUrl('fd00::1', 8000), 'http://[fd00::1]:8000');
   });
 
-  it("registers only Running and Ready pods, but keeps an unready pod's URLs as held", () => {
+  it("wants only the workers of Running and Ready pods, and counts every live pod's URLs as held", () => {
     const state = desiredState(
       [
         pod('ready'),
@@ -99,13 +99,28 @@ void describe('pod to worker', () => {
       state.addable.map((w) => w.podName),
       ['ready'],
     );
+    // Only a ready pod keeps its workers: the unready and pending pods' URLs are not wanted.
+    assert.deepEqual([...state.uidByUrl], [['http://10.0.0.1:8000', 'uid-ready']]);
     assert.deepEqual(
-      [...state.uidByUrl],
+      [...state.heldByUrl],
       [
         ['http://10.0.0.1:8000', 'uid-ready'],
         ['http://10.0.0.2:8000', 'uid-unready'],
         ['http://10.0.0.3:8000', 'uid-pending'],
       ],
+    );
+  });
+
+  it('gives a URL to the ready pod when a pod that is not ready lists the same address', () => {
+    const state = desiredState(
+      [pod('finished', { phase: 'Succeeded', ready: false }), pod('new', { uid: 'uid-new' })],
+      REGULAR,
+    );
+    assert.deepEqual([...state.uidByUrl], [['http://10.0.0.1:8000', 'uid-new']]);
+    assert.deepEqual([...state.heldByUrl], [['http://10.0.0.1:8000', 'uid-new']]);
+    assert.deepEqual(
+      state.addable.map((w) => w.podName),
+      ['new'],
     );
   });
 
@@ -121,6 +136,7 @@ void describe('pod to worker', () => {
       REGULAR,
     );
     assert.equal(state.uidByUrl.size, 0);
+    assert.equal(state.heldByUrl.size, 0);
     assert.equal(state.addable.length, 0);
   });
 
