@@ -153,6 +153,11 @@ export const DELIBERATE_DEVIATIONS: readonly Deviation[] = [
     doc: 'docs/service-discovery.md (Pods to workers)',
   },
   {
+    title: 'A discovered pod that loses readiness has its workers drained',
+    text: "SMG's reconciler keeps an unready pod's workers and leaves readiness flaps to its health checker; Switchyard drains them as a terminating pod's (no new requests, in-flight ones finish, gone after `--drain-settle-secs`) once the pod is no longer Running and Ready, and registers them anew when it is ready again. Kubernetes' own readiness signal (the engine loading a model, overloaded, failing its probe) then stops new traffic at once, as a Service's endpoints do, instead of waiting for the gateway's health checker to reach its failure threshold.",
+    doc: 'docs/service-discovery.md (Lifecycle)',
+  },
+  {
     title: '`--service-discovery` without a Kubernetes configuration stops startup',
     text: 'SMG logs an error and runs without discovery when it finds no kubeconfig and no service account; Switchyard exits 1 saying so, as a command line asking for a feature it cannot have fails loudly here.',
     doc: 'docs/service-discovery.md (Where the API server comes from)',
