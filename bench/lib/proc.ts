@@ -224,6 +224,15 @@ export function groupCpuSeconds(pgid: number): number {
   return ticks / ticksPerSecond();
 }
 
+/** CPU seconds used so far by one process (all its threads, not its children); NaN once gone. */
+export function pidCpuSeconds(pid: number): number {
+  try {
+    return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8'))[1] / ticksPerSecond();
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** The process group this process belongs to (its children that are not detached share it). */
 export function ownProcessGroup(): number {
   return parseStat(readFileSync('/proc/self/stat', 'utf8'))[0];
