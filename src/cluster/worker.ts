@@ -18,6 +18,9 @@ import {
   type MetricsAnswer,
 } from './messages.js';
 
+/** The longest a process waits for its startup workers before it listens anyway. */
+const LISTEN_WAIT_CAP_SECS = 10;
+
 /** True in a process forked by the primary of `launch --workers N`. */
 export function isClusterGatewayProcess(): boolean {
   return cluster.isWorker && process.env[CLUSTER_SLOT_ENV] !== undefined;
@@ -69,6 +72,11 @@ export async function runClusterWorker(config: GatewayConfig): Promise<number> {
   const gateway = await startGateway(config, {
     logger,
     metricsServedAt,
+    // The primary hands this process connections once it listens: it listens once its startup
+    // workers serve (bounded), so a process restarted after a crash does not answer its share
+    // of requests with "no workers" while it probes them.
+    listenWhenWorkersServeMs:
+      Math.min(config.workerStartupTimeoutSecs, LISTEN_WAIT_CAP_SECS) * 1000,
     ...(admissionStore && { admissionStore }),
   });
   const unserve = serveMetrics(gateway.internals.metrics);

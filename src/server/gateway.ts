@@ -7,9 +7,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GatewayConfig } from '../config/schema.js';
-import { sleep, systemClock, UsageError } from '@switchyard/kit';
-import { parseWorkerSpec, type WorkerSpec } from '../workers/spec.js';
-import { redactUrlCredentials } from '../workers/worker-url.js';
+import { sleep, systemClock } from '@switchyard/kit';
+import type { WorkerSpec } from '../workers/spec.js';
+import { startupWorkerSpecs, untilStartupWorkersServe } from './startup-workers.js';
 import { admissionStoreFromConfig } from '../admission/store/from-config.js';
 import { createLogger } from '../observability/logger.js';
 import { buildComponents, type ComponentOptions, type Components } from './components.js';
@@ -24,6 +24,14 @@ export interface GatewayOptions extends ComponentOptions {
    * The gateway then binds no metrics listener and reports this URL as `metricsUrl`.
    */
   metricsServedAt?: string;
+  /**
+   * Register the startup workers and wait up to this long for them to serve before binding the
+   * client listener. For the processes of `launch --workers N`: the primary hands a process
+   * connections as soon as it listens, so a process restarted after a crash would otherwise
+   * answer its share of requests with "no workers" while it probes them. Ports given as 0 are
+   * guarded as own addresses only once bound.
+   */
+  listenWhenWorkersServeMs?: number;
 }
 
 export interface Gateway {
@@ -92,48 +100,9 @@ export async function startGateway(
   const { metrics, workers, pools, health, loadMonitor, limiter, policies, targets } = internals;
 
   const front: GatewayServer = createGatewayServer(internals);
-  const addr = await listen(front.server, config.port, config.host);
-  // From here on a registration of the gateway's own address is refused (ports as bound: 0 is common).
-  targets.addOwnListener({ name: 'listen', host: config.host, port: addr.port });
   let metricsServer: Server | undefined;
-  let metricsUrl: string;
-  if (opts.metricsServedAt !== undefined) {
-    metricsUrl = opts.metricsServedAt;
-    const port = Number(new URL(metricsUrl).port);
-    targets.addOwnListener({ name: 'metrics', host: config.prometheusHost, port });
-  } else {
-    metricsServer = createMetricsServer(metrics);
-    let metricsAddr: AddressInfo;
-    try {
-      metricsAddr = await listen(metricsServer, config.prometheusPort, config.prometheusHost);
-    } catch (err) {
-      front.server.close();
-      await admissionStore.close();
-      throw err;
-    }
-    metricsUrl = `${reachableUrl(metricsAddr)}/metrics`;
-    targets.addOwnListener({
-      name: 'metrics',
-      host: config.prometheusHost,
-      port: metricsAddr.port,
-    });
-  }
-  // SMG binds the probe listener on --host, next to the main port.
   let probeServer: Server | undefined;
   let probeAddr: AddressInfo | undefined;
-  if (config.healthCheckPort !== undefined) {
-    probeServer = createProbeServer(internals);
-    try {
-      probeAddr = await listen(probeServer, config.healthCheckPort, config.host);
-    } catch (err) {
-      front.server.close();
-      metricsServer?.close();
-      await admissionStore.close();
-      throw err;
-    }
-    targets.addOwnListener({ name: 'health-check', host: config.host, port: probeAddr.port });
-  }
-
   let closed: Promise<void> | undefined;
   const teardown = async (graceMs: number): Promise<void> => {
     internals.draining = true;
@@ -179,28 +148,76 @@ export async function startGateway(
     ]);
   };
 
-  const startup = [
-    ...config.workerUrls.map((url) => ({ flag: '--worker-urls', spec: { url } })),
-    ...config.prefill.map((p) => ({
-      flag: '--prefill',
-      spec: { url: p.url, worker_type: 'prefill', bootstrap_port: p.bootstrapPort },
-    })),
-    ...config.decode.map((url) => ({ flag: '--decode', spec: { url, worker_type: 'decode' } })),
-  ];
-  const accepted: WorkerSpec[] = [];
-  for (const { flag, spec } of startup) {
-    // A refused worker URL is a usage error, as it is for `buildConfig`: the CLI exits 2.
-    const refusal = await workers.refusal(spec.url);
-    if (refusal !== undefined) {
+  const register = async (): Promise<WorkerSpec[]> => {
+    let accepted: WorkerSpec[];
+    try {
+      accepted = await startupWorkerSpecs(config, workers, logger);
+    } catch (err) {
       await (closed ??= teardown(0));
-      throw new UsageError(`${flag}: ${redactUrlCredentials(spec.url.trim())} ${refusal}`);
+      throw err;
     }
-    const parsed = parseWorkerSpec(spec);
-    if (parsed.ok) accepted.push(parsed.spec);
-    else logger.error({ worker: spec.url, err: parsed.message }, 'startup worker rejected');
+    loadMonitor?.start();
+    for (const spec of accepted) workers.add(spec);
+    return accepted;
+  };
+  if (opts.metricsServedAt !== undefined) {
+    const port = Number(new URL(opts.metricsServedAt).port);
+    targets.addOwnListener({ name: 'metrics', host: config.prometheusHost, port });
   }
-  loadMonitor?.start();
-  for (const spec of accepted) workers.add(spec);
+  const waitMs = opts.listenWhenWorkersServeMs;
+  if (waitMs !== undefined) {
+    // Fixed ports are known before binding; a startup worker at one of them is refused as usual.
+    if (config.port !== 0)
+      targets.addOwnListener({ name: 'listen', host: config.host, port: config.port });
+    if (config.healthCheckPort)
+      targets.addOwnListener({
+        name: 'health-check',
+        host: config.host,
+        port: config.healthCheckPort,
+      });
+    const accepted = await register();
+    if (!(await untilStartupWorkersServe(internals.registry, accepted, waitMs, clock)))
+      logger.warn({ waitMs }, 'listening before every startup worker serves');
+  }
+
+  const addr = await listen(front.server, config.port, config.host).catch(async (err: unknown) => {
+    await (closed ??= teardown(0));
+    throw err;
+  });
+  // From here on a registration of the gateway's own address is refused (ports as bound: 0 is common).
+  targets.addOwnListener({ name: 'listen', host: config.host, port: addr.port });
+  let metricsUrl: string;
+  if (opts.metricsServedAt !== undefined) {
+    metricsUrl = opts.metricsServedAt;
+  } else {
+    metricsServer = createMetricsServer(metrics);
+    let metricsAddr: AddressInfo;
+    try {
+      metricsAddr = await listen(metricsServer, config.prometheusPort, config.prometheusHost);
+    } catch (err) {
+      await (closed ??= teardown(0));
+      throw err;
+    }
+    metricsUrl = `${reachableUrl(metricsAddr)}/metrics`;
+    targets.addOwnListener({
+      name: 'metrics',
+      host: config.prometheusHost,
+      port: metricsAddr.port,
+    });
+  }
+  // SMG binds the probe listener on --host, next to the main port.
+  if (config.healthCheckPort !== undefined) {
+    probeServer = createProbeServer(internals);
+    try {
+      probeAddr = await listen(probeServer, config.healthCheckPort, config.host);
+    } catch (err) {
+      await (closed ??= teardown(0));
+      throw err;
+    }
+    targets.addOwnListener({ name: 'health-check', host: config.host, port: probeAddr.port });
+  }
+
+  if (waitMs === undefined) await register();
   // After the listeners are bound: a pod at the gateway's own address is refused like any worker.
   internals.discovery?.start();
 

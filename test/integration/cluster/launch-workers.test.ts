@@ -62,6 +62,10 @@ test('launch --workers 2: one port, two processes, aggregated metrics, restart, 
     '--log-json',
     '--shutdown-grace-period-secs',
     '5',
+    // A second before the first probe: a restarted process would take connections for that
+    // second without a worker, were it to listen before its worker serves.
+    '--worker-startup-delay',
+    '1',
     '--worker-urls',
     worker.url,
   ]);
@@ -108,16 +112,29 @@ test('launch --workers 2: one port, two processes, aggregated metrics, restart, 
 
     process.kill(pids[0] ?? -1, 'SIGKILL');
     await waitForLog(run, 'gateway process exited unexpectedly');
-    const restarted = await waitForLog(run, 'gateway process restarted', 20_000);
+    // Requests keep coming, each on a new connection, through the restart and right after it:
+    // the new process takes connections only once its worker serves, so none is answered 503.
+    let restartSeen = false;
+    const restartLog = waitForLog(run, 'gateway process restarted', 20_000).finally(
+      () => (restartSeen = true),
+    );
+    const statuses: number[] = [];
+    while (!restartSeen) statuses.push(await complete(url));
+    const restarted = await restartLog;
     assert.ok(!pids.includes(Number(restarted.pid)), 'a new process');
-    await waitFor(() => logs(run, 'worker registered').length === 3, 'it to register', 10_000);
-    for (let i = 0; i < 6; i++) assert.equal(await complete(url), 200);
+    assert.equal(logs(run, 'worker registered').length, 3, 'registered before it listened');
+    for (let i = 0; i < 6; i++) statuses.push(await complete(url));
+    assert.deepEqual(
+      statuses.filter((s) => s !== 200),
+      [],
+      'no request failed while a process restarted',
+    );
     const later = await scrape(metricsUrl);
     assert.equal(metricValue(later, 'smg_cluster_process_restarts_total'), 1);
     assert.equal(metricValue(later, 'smg_cluster_processes'), 2);
     assert.equal(
       metricValue(later, 'smg_http_requests_total', COMPLETIONS),
-      16,
+      10 + statuses.length,
       "the killed process's requests are still counted: the sum never goes backwards",
     );
     const held = later
