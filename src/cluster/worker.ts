@@ -6,7 +6,7 @@
  * listens instead of printing the 'switchyard listening' line.
  */
 import cluster from 'node:cluster';
-import { CLUSTER_SLOT_ENV, clusterStoreIfWorker } from '../admission/store/cluster-store.js';
+import { CLUSTER_SLOT_ENV } from '../admission/store/cluster-store.js';
 import type { GatewayConfig } from '../config/schema.js';
 import { createLogger } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
@@ -67,8 +67,6 @@ export async function runClusterWorker(config: GatewayConfig): Promise<number> {
   const metricsServedAt = process.env[CLUSTER_METRICS_URL_ENV];
   if (metricsServedAt === undefined) throw new Error(`${CLUSTER_METRICS_URL_ENV} is not set`);
   const stop = firstSignal();
-  // With --admission-store every process shares Redis on its own and the primary holds nothing.
-  const admissionStore = config.admissionStore === undefined ? clusterStoreIfWorker() : undefined;
   const gateway = await startGateway(config, {
     logger,
     metricsServedAt,
@@ -77,7 +75,6 @@ export async function runClusterWorker(config: GatewayConfig): Promise<number> {
     // of requests with "no workers" while it probes them.
     listenWhenWorkersServeMs:
       Math.min(config.workerStartupTimeoutSecs, LISTEN_WAIT_CAP_SECS) * 1000,
-    ...(admissionStore && { admissionStore }),
   });
   const unserve = serveMetrics(gateway.internals.metrics);
   const listening: ListeningMessage =

@@ -1,7 +1,7 @@
 /**
  * Which admission store a gateway process uses: Redis when `--admission-store` names one (replicas
- * on any host); else, in a process forked by `launch --workers N`, the cluster primary; else this
- * process's memory. (`src/cluster/worker.ts` also hands its processes the cluster store directly.)
+ * on any host, and then the primary of `launch --workers N` holds nothing); else, in a process
+ * forked by `launch --workers N`, the cluster primary; else this process's memory.
  */
 import type { Clock } from '@switchyard/kit';
 import type { GatewayConfig } from '../../config/schema.js';
