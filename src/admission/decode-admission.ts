@@ -43,7 +43,12 @@ import { WaitQueue } from './wait-queue.js';
 import { AsyncGrant } from './store/async-grant.js';
 import { InProcessStore } from './store/in-process-store.js';
 import { StoreGate } from './store/store-gate.js';
-import type { AdmissionStore, StoreTicket, TakeResult } from './store/types.js';
+import {
+  STORE_POLL_MS,
+  type AdmissionStore,
+  type StoreTicket,
+  type TakeResult,
+} from './store/types.js';
 
 export { WaitBudget, windowOf, retryAfterSecs, type ShedReason } from './decode-window.js';
 export type { DecodeClaim } from './decode-claim.js';
@@ -157,23 +162,14 @@ export class DecodeAdmission {
     }
     if (state.window === undefined) return Promise.resolve(ungated(worker.key, rooms));
     const budget = opts.budget ?? this.newBudget();
+    // An async store answers after a round trip: every request queues, so only the head asks
+    // and arrival order holds (a take racing another arrival's could reorder them), and the
+    // request's deadline and client signal apply while it asks.
+    if (!this.#gate.store.synchronous) return this.#enqueue(state, rooms, budget, signal);
     if (state.queue.size > 0) return this.#waitOrShed(state, rooms, budget, signal);
-    const answer = this.#ask(state, rooms);
-    if (answer === undefined) return this.#waitOrShed(state, rooms, budget, signal);
-    if (!(answer instanceof Promise)) {
-      if (answer.ticket) return Promise.resolve(this.#claimFrom(state, rooms, answer.ticket));
-      return this.#waitOrShed(state, rooms, budget, signal);
-    }
-    // An async store: one round trip, then the rooms or the queue.
-    return answer.then(({ ticket }) => {
-      const now = this.#states.get(worker.key) ?? this.#newState(worker, windowOf(worker));
-      if (ticket === undefined) return this.#waitOrShed(now, rooms, budget, signal);
-      if (signal?.aborted) {
-        this.#gate.giveBack(ticket, ticket.units);
-        throw signal.reason as Error;
-      }
-      return this.#claimFrom(now, rooms, ticket);
-    });
+    const ticket = (this.#ask(state, rooms) as TakeResult | undefined)?.ticket;
+    if (ticket) return Promise.resolve(this.#claimFrom(state, rooms, ticket));
+    return this.#waitOrShed(state, rooms, budget, signal);
   }
 
   /** Rooms currently claimed on the worker (0 when ungated or idle). */
@@ -276,11 +272,26 @@ export class DecodeAdmission {
     budget: WaitBudget,
     signal: AbortSignal | undefined,
   ): Promise<DecodeClaim> {
+    // A request waits (smg_pd_admission_waits_total) once: at once with the in-process store,
+    // where it queues only when the window is full; with an async store, where every request
+    // queues to ask, when its first answer is "full".
+    let waited = false;
+    const wait = (): void => {
+      if (waited) return;
+      waited = true;
+      this.#hooks.onWait?.(state.key);
+    };
     const pending = new AsyncGrant<StoreTicket>({
       attempt: () => {
         const answer = this.#ask(state, rooms);
-        if (answer === undefined) return undefined;
-        return Promise.resolve(answer).then((r) => r.ticket);
+        if (answer === undefined) {
+          wait();
+          return undefined;
+        }
+        return Promise.resolve(answer).then((r) => {
+          if (r.ticket === undefined) wait();
+          return r.ticket;
+        });
       },
       pump: () => this.#drain(state),
       discard: (ticket) => this.#gate.giveBack(ticket, ticket.units),
@@ -298,19 +309,26 @@ export class DecodeAdmission {
         return ticket && this.#claimFrom(state, rooms, ticket);
       },
       signal,
-      deadlineMs: budget.remainingMs,
+      // An async store's answer takes a round trip: a spent budget still gets one.
+      deadlineMs: this.#gate.store.synchronous
+        ? budget.remainingMs
+        : Math.max(budget.remainingMs, STORE_POLL_MS),
       timeoutError: () => {
         this.#hooks.onShed?.(state.key, 'budget');
         return windowShed(state.url, state.window ?? 0, budget);
       },
       abortError: (reason) => reason as Error,
       onLeave: (reason, waitedMs) => {
-        if (reason !== 'granted') pending.left();
+        // Also when granted: a grant that was not the store's (the window label went away while
+        // a take was in flight) leaves that take's late ticket to be given back.
+        pending.left();
         if (reason === 'timeout') budget.exhaust();
         else budget.consume(waitedMs);
       },
     });
-    this.#hooks.onWait?.(state.key);
+    if (this.#gate.store.synchronous) wait();
+    // Nothing asked yet for an async store's arrival: the head (it, if the queue was empty) asks.
+    else this.#drain(state);
     return claim;
   }
 

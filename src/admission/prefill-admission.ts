@@ -154,11 +154,25 @@ export class PrefillAdmission {
         return Promise.reject(err instanceof Error ? err : new Error(String(err)));
       }
       if (placed instanceof Promise) {
-        return placed.then((p) => (p ? this.#admitted(p, signal) : this.#wait(place, signal)));
+        return placed.then((p) =>
+          p && this.#current(p) ? this.#admitted(p, signal) : this.#wait(place, signal),
+        );
       }
       if (placed) return Promise.resolve(this.#admitted(placed, signal));
     }
     return this.#wait(place, signal);
+  }
+
+  /**
+   * Whether an async grant's worker is still the registered one. A grant for a worker removed
+   * (or replaced) while its take was in flight is given back: a slot on it would count for an
+   * engine that left, and revive its gauge.
+   */
+  #current(placed: Placed): boolean {
+    if (this.#registry === undefined || this.#registry.get(placed.worker.id) === placed.worker)
+      return true;
+    this.#gate.giveBack(placed.ticket, placed.ticket.units);
+    return false;
   }
 
   /** One placement against an in-process store: the view is exact, so the take succeeds. */
@@ -214,7 +228,17 @@ export class PrefillAdmission {
     });
     return this.#queue.enqueue({
       tryGrant: () => {
-        const placed = this.#gate.store.synchronous ? this.#placeNow(place) : pending.tryGrant();
+        if (this.#gate.store.synchronous) {
+          const placed = this.#placeNow(place);
+          return placed && this.#slotFrom(placed);
+        }
+        const placed = pending.tryGrant();
+        // A worker removed while its take was in flight: the slot went back; place again.
+        if (placed && !this.#current(placed)) {
+          // Starts the next take (its answer comes on a later pump).
+          const again = pending.tryGrant();
+          return again && this.#current(again) ? this.#slotFrom(again) : undefined;
+        }
         return placed && this.#slotFrom(placed);
       },
       signal,
@@ -228,7 +252,8 @@ export class PrefillAdmission {
         reason instanceof Error ? reason : new Error('client left the prefill admission queue'),
       onLeave: (reason, waitedMs) => {
         if (reason === 'granted') this.#hooks.onAdmitted?.(waitedMs / 1000);
-        else pending.left();
+        // Every way out: a grant still in flight when the waiter left goes back.
+        pending.left();
       },
     });
   }

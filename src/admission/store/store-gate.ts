@@ -75,9 +75,10 @@ export class StoreGate {
     } else {
       this.#stopPoll?.();
       this.#stopPoll = undefined;
-      // Keys nobody waits on are not worth remembering.
-      this.#lastAsked.clear();
-      this.#refusedAt.clear();
+      // What is older than the poll interval means nothing any more: forget it, so churned
+      // keys do not accumulate (what is younger still spares the next arrival a round trip).
+      this.#forgetStale(this.#lastAsked);
+      this.#forgetStale(this.#refusedAt);
     }
   }
 
@@ -85,6 +86,10 @@ export class StoreGate {
     this.#unsubscribe();
     this.#stopPoll?.();
     this.#stopPoll = undefined;
+  }
+
+  #forgetStale(times: Map<string, number>): void {
+    for (const [key, at] of times) if (!this.#recent(at)) times.delete(key);
   }
 
   #recent(at: number | undefined): boolean {

@@ -39,6 +39,9 @@ async function answerAll(...stores: DeferredStore[]): Promise<void> {
   throw new Error('takes kept coming');
 }
 
+/** The value as it is now (a call, so an earlier assertion does not narrow it for good). */
+const now = <T>(t: { value: T | undefined }): T | undefined => t.value;
+
 function track<T>(p: Promise<T>): { value: T | undefined; error: unknown } {
   const t: { value: T | undefined; error: unknown } = { value: undefined, error: undefined };
   p.then(
@@ -136,6 +139,50 @@ void describe('decode admission over an async store', () => {
     assert.ok(claim, 'granted once the first claim gave its room back');
     claim.release();
     assert.equal(shared.total(DKEY), 0);
+  });
+
+  void it('a narrow arrival does not overtake a wide one asking before it', async () => {
+    const shared = new SharedCounts();
+    const [here, other] = [shared.view(), shared.view()];
+    const wide4 = testWorker('w', { type: 'decode', labels: { max_num_seqs: '4' } });
+    const key = decodeStoreKey(wide4.key);
+    const elsewhere = track(decodeIn(other).claim(wide4, 1));
+    await answerAll(other);
+    const adm = decodeIn(here);
+    const wide = track(adm.claim(wide4, 4));
+    const narrow = track(adm.claim(wide4, 1));
+    await answerAll(here);
+    assert.ok(now(wide) === undefined, 'the wide claim waits: another process holds a room');
+    assert.ok(now(narrow) === undefined, 'the narrow one behind it does not overtake it');
+    elsewhere.value?.release();
+    await answerAll(here);
+    assert.ok(now(wide), 'the wide claim is granted first');
+    assert.ok(now(narrow) === undefined);
+    now(wide)?.release();
+    await answerAll(here);
+    assert.ok(now(narrow));
+    now(narrow)?.release();
+    assert.equal(shared.total(key), 0);
+  });
+
+  void it('a take in flight when the window label goes away is given back when it lands', async () => {
+    const shared = new SharedCounts();
+    const s = shared.view();
+    const adm = decodeIn(s);
+    const first = track(adm.claim(decodeWorker, 2));
+    await answerAll(s);
+    const waiter = track(adm.claim(decodeWorker, 1));
+    await flush();
+    first.value?.release();
+    await flush();
+    assert.equal(s.inFlight, 1, "the waiter's take is in flight");
+    const unlabelled = testWorker('d', { type: 'decode' });
+    const ungatedClaim = track(adm.claim(unlabelled, 1));
+    await flush();
+    assert.equal(waiter.value?.gated, false, 'no window any more: the waiter goes ungated');
+    assert.equal(ungatedClaim.value?.gated, false);
+    await answerAll(s);
+    assert.equal(shared.total(DKEY), 0, 'the late ticket went back to the store');
   });
 
   void it('the poll finds freed rooms when the wake-up was lost', async () => {
