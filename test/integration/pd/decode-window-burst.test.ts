@@ -24,7 +24,10 @@ async function burst(
   const common = { engine: 'realistic', timeScale: 0.1, runtime: 'tokenspeed' } as const;
   const pd = await startPdSetup({
     prefill: { ...common, bootstrapTimeoutSecs: 2 },
-    decode: { ...common, maxRunningRequests: WINDOW, waitingTimeoutSecs: 1 },
+    // The decode's wait for a KV transfer: 1 s (simulated) makes the unadmitted overflow fail
+    // fast; with admission on nothing should wait on it, and a loaded 2-core machine can take
+    // longer than 1 s for a transfer.
+    decode: { ...common, maxRunningRequests: WINDOW, waitingTimeoutSecs: admission ? 5 : 1 },
     flags: ['--disable-retries', ...(admission ? [] : ['--disable-pd-decode-admission'])],
   });
   setups.push(pd);
