@@ -96,7 +96,14 @@ export async function startGateway(
   const clock = opts.clock ?? systemClock;
   const admissionStore =
     opts.admissionStore ?? (await admissionStoreFromConfig(config, { logger, clock }));
-  const internals = buildComponents(config, { ...opts, logger, clock, admissionStore });
+  let internals: Components;
+  try {
+    internals = buildComponents(config, { ...opts, logger, clock, admissionStore });
+  } catch (err) {
+    // A Redis store reconnects forever: a gateway that never started must not keep it open.
+    await admissionStore.close();
+    throw err;
+  }
   const { metrics, workers, pools, health, loadMonitor, limiter, policies, targets } = internals;
 
   const front: GatewayServer = createGatewayServer(internals);
@@ -107,7 +114,9 @@ export async function startGateway(
   const teardown = async (graceMs: number): Promise<void> => {
     internals.draining = true;
     // First, so no new registration starts while the others stop.
-    await internals.discovery?.stop();
+    await internals.discovery?.stop().catch((err: unknown) => {
+      logger.warn({ err }, 'service discovery did not stop cleanly');
+    });
     workers.close();
     health.stopAll();
     loadMonitor?.stop();
