@@ -30,16 +30,29 @@ export interface PrimaryChannel {
   onClose(listener: () => void): () => void;
 }
 
-/** The IPC channel of a process forked with one (by `cluster.fork`). */
+/**
+ * The IPC channel of a process forked with one (by `cluster.fork`). A send that fails counts as
+ * the channel closing: IPC sends fail only on a closed channel, and a take whose message never
+ * left would otherwise wait for an answer that cannot come.
+ */
 export function processChannel(proc: NodeJS.Process = process): PrimaryChannel {
+  const closed = new Set<() => void>();
+  const failed = (): void => {
+    for (const listener of [...closed]) listener();
+  };
   return {
     get connected() {
       return proc.connected;
     },
     send(msg) {
-      // The callback swallows ERR_IPC_CHANNEL_CLOSED: without it a send racing the close is
-      // emitted as an 'error' event on process, which nothing handles.
-      if (proc.connected) proc.send?.(msg, undefined, undefined, () => undefined);
+      if (!proc.connected || proc.send === undefined) {
+        failed();
+        return;
+      }
+      // With a callback a failed send is reported there, not as an unhandled 'error' event.
+      proc.send(msg, undefined, undefined, (err: Error | null) => {
+        if (err) failed();
+      });
     },
     onMessage(listener) {
       proc.on('message', listener);
@@ -47,7 +60,11 @@ export function processChannel(proc: NodeJS.Process = process): PrimaryChannel {
     },
     onClose(listener) {
       proc.on('disconnect', listener);
-      return () => proc.off('disconnect', listener);
+      closed.add(listener);
+      return () => {
+        proc.off('disconnect', listener);
+        closed.delete(listener);
+      };
     },
   };
 }

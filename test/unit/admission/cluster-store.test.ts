@@ -6,7 +6,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AdmissionPrimary } from '../../../src/admission/store/admission-primary.js';
-import { ClusterStore, clusterStoreIfWorker } from '../../../src/admission/store/cluster-store.js';
+import { EventEmitter } from 'node:events';
+import {
+  ClusterStore,
+  clusterStoreIfWorker,
+  processChannel,
+} from '../../../src/admission/store/cluster-store.js';
 import { fakeLink, settle } from '../../helpers/fake-ipc.js';
 
 function twoProcesses() {
@@ -98,5 +103,20 @@ describe('ClusterStore', () => {
 
   it('clusterStoreIfWorker gives a store only in a process forked by the cluster primary', () => {
     assert.equal(clusterStoreIfWorker(), undefined, 'the test runner is no gateway process');
+  });
+
+  it('a take whose IPC send fails is answered by the fallback instead of waiting forever', async () => {
+    // A process whose channel still reads connected but whose sends fail (closing underneath).
+    const proc = Object.assign(new EventEmitter(), {
+      connected: true,
+      send: (_msg: unknown, _h: unknown, _o: unknown, cb: (err: Error | null) => void) => {
+        setImmediate(() => cb(new Error('ERR_IPC_CHANNEL_CLOSED')));
+        return false;
+      },
+    });
+    const store = new ClusterStore(processChannel(proc as unknown as NodeJS.Process));
+    const result = await store.tryTake('decode:w', 1, 4);
+    assert.ok(result.ticket, 'granted by the local fallback');
+    assert.equal(store.up, false);
   });
 });
