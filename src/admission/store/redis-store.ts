@@ -287,6 +287,9 @@ export class RedisStore implements AdmissionStore {
   }
 
   #fire(key: string): void {
+    // Its waiters ask again now; a key refused again is noted again, so the set holds only keys
+    // refused since their last wake-up and churned worker keys do not accumulate in it.
+    this.#refused.delete(key);
     for (const listener of this.#freed) listener(key);
   }
 
