@@ -41,6 +41,10 @@ export const GAUGE_AGGREGATORS: Readonly<Record<string, Aggregator>> = {
   smg_engine_token_usage: 'max',
   smg_engine_gen_throughput: 'max',
   smg_engine_cache_hit_rate: 'max',
+  // What the fleet is: every process registers the same workers, windows and limit.
+  smg_worker_info: 'max',
+  smg_pd_admission_window: 'max',
+  smg_pd_prefill_admission_limit: 'max',
   // Every process runs its own pod watcher over the same pods.
   smg_discovery_workers_discovered: 'max',
   // 1 only when every process finds the worker ready, i.e. every process routes to it.

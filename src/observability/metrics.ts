@@ -4,6 +4,7 @@
  * several gateways can live in one process (tests) without colliding.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { FleetInfoMetrics } from './fleet-info-metrics.js';
 
 /** SMG's buckets for every `*duration_seconds`, `*ttft_seconds` and `*tpot_seconds` histogram. */
 export const DURATION_BUCKETS = [
@@ -22,6 +23,8 @@ const ENGINE_LABELS = ['worker', 'model', 'dp_rank'] as const;
 
 export class GatewayMetrics {
   readonly registry = new Registry();
+  /** Switchyard-only: what each worker is, its decode window, the prefill slot limit. */
+  readonly fleetInfo = new FleetInfoMetrics(this.registry);
 
   // Layer 1: HTTP ingress
   readonly httpRequests = new Counter({

@@ -18,6 +18,7 @@ import type { DecodeAdmission } from '../admission/decode-admission.js';
 import type { GatewayConfig } from '../config/schema.js';
 import { modelAliasMap } from '../config/smg-rules.js';
 import { admissionHooks } from './metric-bindings.js';
+import { bindFleetInfo } from './fleet-info-binding.js';
 import { gaugeChild } from '../observability/label-cache.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { GatewayMetrics } from '../observability/metrics.js';
@@ -168,6 +169,10 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     store: admissionStore,
   });
   decodeAdmission?.attach(registry);
+  bindFleetInfo(metrics.fleetInfo, registry, {
+    decodeGated: decodeAdmission !== undefined,
+    prefillLimit: prefillAdmission ? config.prefillMaxInflightRequestsPerWorker : 0,
+  });
   const targets = targetGuardFromConfig(config, { lookup: opts.lookup });
   const engineClients = new EngineClients(
     opts.grpc ?? engineConnector(clock, logger, connectGuard.lookup),
