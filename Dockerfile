@@ -32,8 +32,10 @@ COPY tsconfig.base.json tsconfig.build.json ./
 COPY packages/kit packages/kit
 COPY packages/protos packages/protos
 COPY packages/sim packages/sim
+COPY scripts/build-dashboard.mjs scripts/
 COPY src src
-# tsc -b: the three workspace packages (project references), then the gateway into dist/.
+# tsc -b: the three workspace packages (project references), then the gateway into dist/; then
+# the dashboard page and its vendored uPlot into dist/dashboard-assets/.
 RUN npm run build
 
 # ---------------------------------------------------------------------------------------------

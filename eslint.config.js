@@ -25,6 +25,7 @@ const LAYERS = [
   ['grpc'],
   ['pd'],
   ['config'],
+  ['dashboard'],
   ['server'],
   ['cluster'],
   ['cli', 'compat'],

@@ -53,6 +53,9 @@ if (promtool.status === 0) process.env.PROMTOOL = promtool.stdout.trim();
 // The packages and the binary the CLI tests spawn are built by tsc, incrementally.
 const tsc = spawnSync('npx', ['tsc', '-b', 'tsconfig.build.json'], { stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+// The dashboard page and its vendored charting library, served from dist/ (as after npm run build).
+const page = spawnSync(process.execPath, ['scripts/build-dashboard.mjs'], { stdio: 'inherit' });
+if (page.status !== 0) process.exit(page.status ?? 1);
 
 for (const dir of ['src', 'test', 'packages'])
   rmSync(join(OUT, dir), { recursive: true, force: true });

@@ -14,6 +14,7 @@ import type { GatewayFlag } from './flag-status.js';
 import { DISCOVERY_FLAGS } from './flags-discovery.js';
 import { RESILIENCE_FLAGS } from './flags-resilience.js';
 import { SCALE_OUT_FLAGS } from './flags-scale-out.js';
+import { DASHBOARD_FLAGS } from './flags-dashboard.js';
 import { ROUTING_FLAGS } from './flags-routing.js';
 import { SERVING_FLAGS } from './flags-serving.js';
 import { TOKENIZER_FLAGS } from './flags-tokenizer.js';
@@ -149,6 +150,7 @@ const CORE_FLAGS: readonly CoreFlag[] = [
   ...TOKENIZER_FLAGS,
   ...SCALE_OUT_FLAGS,
   ...DISCOVERY_FLAGS,
+  ...DASHBOARD_FLAGS,
 ];
 
 /** The one flag table: implemented, then SMG's no-effect and unsupported flags. */

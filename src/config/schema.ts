@@ -70,6 +70,20 @@ const headerName = z
 /** SMG joins the worker URL and the path as is; a missing `/` would glue the path to the port. */
 const probePath = z.string().transform((path) => (path.startsWith('/') ? path : `/${path}`));
 
+/**
+ * The dashboard's path: leading slash added, trailing slashes dropped; not the root and not
+ * `/metrics` (the listener's one other route), and nothing a URL would read as a query.
+ */
+const dashboardPath = z
+  .string()
+  .transform((path) => `/${path.replace(/^\/+|\/+$/g, '')}`)
+  .refine((path) => path !== '/' && path !== '/metrics' && !path.startsWith('/metrics/'), {
+    message: 'must be a path other than / and /metrics',
+  })
+  .refine((path) => /^[A-Za-z0-9/_.~-]+$/.test(path), {
+    message: 'may hold only letters, digits, /, _, ., ~ and -',
+  });
+
 /** `redis://host:port[/db]` (or `rediss://`); the db, when given, a whole number. */
 const redisUrl = z.string().refine((raw) => {
   try {
@@ -172,6 +186,8 @@ export const gatewayConfigSchema = z.object({
   logJson: z.boolean(),
   prometheusHost: z.string().min(1),
   prometheusPort: port,
+  dashboardPath,
+  disableDashboard: z.boolean(),
   // SMG validates no health value; what a 0 means is in workers/health.ts (probeDelayMs) and
   // workers/discovery/metadata.ts (a 0 s probe timeout fails the probe).
   healthCheckIntervalSecs: secs(0),

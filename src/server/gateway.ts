@@ -15,6 +15,7 @@ import { createLogger } from '../observability/logger.js';
 import { buildComponents, type ComponentOptions, type Components } from './components.js';
 import { createGatewayServer, type GatewayServer } from './http-server.js';
 import { createProbeServer } from './probe-server.js';
+import { dashboardFromConfig, type Dashboard } from '../dashboard/dashboard.js';
 
 export interface GatewayOptions extends ComponentOptions {
   /**
@@ -38,6 +39,8 @@ export interface Gateway {
   /** Base URL clients use, e.g. http://127.0.0.1:30000 */
   readonly url: string;
   readonly metricsUrl: string;
+  /** The live dashboard page on the metrics listener; undefined when this process serves none. */
+  readonly dashboardUrl: string | undefined;
   /** Base URL of the `--health-check-port` probe listener, when the flag is given. */
   readonly healthCheckUrl: string | undefined;
   /**
@@ -74,9 +77,10 @@ export interface MetricsSource {
   readonly contentType: string;
 }
 
-/** The `--prometheus-port` listener: GET /metrics and nothing else. */
-export function createMetricsServer(metrics: MetricsSource): Server {
+/** The `--prometheus-port` listener: GET /metrics, and the live dashboard when one is given. */
+export function createMetricsServer(metrics: MetricsSource, dashboard?: Dashboard): Server {
   return createServer((req, res) => {
+    if (dashboard?.handle(req, res)) return;
     if (req.method === 'GET' && (req.url ?? '').split('?')[0] === '/metrics') {
       metrics.render().then(
         (text) => res.writeHead(200, { 'content-type': metrics.contentType }).end(text),
@@ -108,6 +112,7 @@ export async function startGateway(
 
   const front: GatewayServer = createGatewayServer(internals);
   let metricsServer: Server | undefined;
+  let dashboard: Dashboard | undefined;
   let probeServer: Server | undefined;
   let probeAddr: AddressInfo | undefined;
   let closed: Promise<void> | undefined;
@@ -140,6 +145,7 @@ export async function startGateway(
     internals.engineClients.closeAll();
     // Stops tokenizer loads still retrying: their timers would keep the process alive.
     internals.tokenizers.close?.();
+    dashboard?.close();
     metricsServer?.closeAllConnections();
     // Closed only now: probes kept answering (readiness 503 draining) through the drain.
     probeServer?.closeAllConnections();
@@ -196,10 +202,12 @@ export async function startGateway(
   // From here on a registration of the gateway's own address is refused (ports as bound: 0 is common).
   targets.addOwnListener({ name: 'listen', host: config.host, port: addr.port });
   let metricsUrl: string;
+  let dashboardUrl: string | undefined;
   if (opts.metricsServedAt !== undefined) {
     metricsUrl = opts.metricsServedAt;
   } else {
-    metricsServer = createMetricsServer(metrics);
+    dashboard = dashboardFromConfig(config, { render: () => metrics.render(), clock, logger });
+    metricsServer = createMetricsServer(metrics, dashboard);
     let metricsAddr: AddressInfo;
     try {
       metricsAddr = await listen(metricsServer, config.prometheusPort, config.prometheusHost);
@@ -208,6 +216,7 @@ export async function startGateway(
       throw err;
     }
     metricsUrl = `${reachableUrl(metricsAddr)}/metrics`;
+    if (dashboard) dashboardUrl = `${reachableUrl(metricsAddr)}${dashboard.path}`;
     targets.addOwnListener({
       name: 'metrics',
       host: config.prometheusHost,
@@ -233,6 +242,7 @@ export async function startGateway(
   return {
     url: reachableUrl(addr),
     metricsUrl,
+    dashboardUrl,
     healthCheckUrl: probeAddr && reachableUrl(probeAddr),
     internals,
     shutdown: (graceMs = config.shutdownGracePeriodSecs * 1000) => (closed ??= teardown(graceMs)),
