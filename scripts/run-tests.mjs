@@ -84,7 +84,7 @@ const run = spawnSync(
     '--test',
     `--test-concurrency=${concurrency}`,
     '--test-timeout=60000',
-    '--test-reporter=tap',
+    '--test-reporter=./scripts/tap-with-failures-reporter.mjs',
     '--test-reporter-destination=stdout',
     '--test-reporter=./scripts/slowest-files-reporter.mjs',
     `--test-reporter-destination=${join(OUT, 'slowest-tests.txt')}`,
