@@ -71,6 +71,7 @@ export async function runLaunch(argv: readonly string[]): Promise<number> {
     {
       url: gateway.url,
       metrics: gateway.metricsUrl,
+      dashboard: gateway.dashboardUrl,
       healthCheck: gateway.healthCheckUrl,
       policy: config.policy,
       workers: config.workerUrls.length,

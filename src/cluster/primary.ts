@@ -11,6 +11,8 @@ import type { GatewayConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetricsServer, listen, reachableUrl } from '../server/gateway.js';
 import { ClusterMetrics } from './cluster-metrics.js';
+import { dashboardFromConfig } from '../dashboard/dashboard.js';
+import { systemClock } from '@switchyard/kit';
 import { CLUSTER_METRICS_URL_ENV } from './messages.js';
 import { StartupFailed, Supervisor } from './supervisor.js';
 
@@ -48,15 +50,18 @@ export async function runClusterPrimary(
     processes: () => supervisor.live().length,
     admissionHeld: () => admission.held(),
   });
-  const metricsServer = createMetricsServer({
-    render: () =>
-      metrics.render(
-        supervisor
-          .live()
-          .map(({ slot, worker }) => ({ slot, workerId: worker.id, ...portOf(worker) })),
-      ),
-    contentType: metrics.contentType,
-  });
+  const render = (): Promise<string> =>
+    metrics.render(
+      supervisor
+        .live()
+        .map(({ slot, worker }) => ({ slot, workerId: worker.id, ...portOf(worker) })),
+    );
+  // The dashboard reads the aggregate, as a scrape does: the processes' own objects are elsewhere.
+  const dashboard = dashboardFromConfig(config, { render, clock: systemClock, logger });
+  const metricsServer = createMetricsServer(
+    { render, contentType: metrics.contentType },
+    dashboard,
+  );
   // Bound before any fork: the processes are told where their metrics are served.
   const metricsAddr = await listen(metricsServer, config.prometheusPort, config.prometheusHost);
   const metricsUrl = `${reachableUrl(metricsAddr)}/metrics`;
@@ -77,6 +82,7 @@ export async function runClusterPrimary(
     },
   });
   const closeMetrics = (): Promise<void> => {
+    dashboard?.close();
     metricsServer.closeAllConnections();
     return new Promise((resolve) => metricsServer.close(() => resolve()));
   };
@@ -97,7 +103,8 @@ export async function runClusterPrimary(
     await closeMetrics();
     return err instanceof StartupFailed ? err.exitCode : 1;
   }
-  if ('up' in first) announce(config, logger, supervisor, metricsUrl);
+  const dashboardUrl = dashboard && `${reachableUrl(metricsAddr)}${dashboard.path}`;
+  if ('up' in first) announce(config, logger, supervisor, { metricsUrl, dashboardUrl });
   const signal = 'signal' in first ? first.signal : await opts.stopSignal;
   logger.info({ signal, gracePeriodSecs: config.shutdownGracePeriodSecs }, 'shutting down');
   const clean = await supervisor.stop(signal, hardStopMs);
@@ -111,7 +118,7 @@ function announce(
   config: GatewayConfig,
   logger: Logger,
   supervisor: Supervisor,
-  metricsUrl: string,
+  urls: { metricsUrl: string; dashboardUrl: string | undefined },
 ): void {
   const live = supervisor.live();
   const { url, healthCheck } = live[0]?.listening ?? { url: '', healthCheck: undefined };
@@ -123,7 +130,8 @@ function announce(
   logger.info(
     {
       url,
-      metrics: metricsUrl,
+      metrics: urls.metricsUrl,
+      dashboard: urls.dashboardUrl,
       healthCheck,
       policy: config.policy,
       workers: config.workerUrls.length,

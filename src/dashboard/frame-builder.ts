@@ -16,9 +16,10 @@ import { bucketDelta, percentiles, readBuckets, type Buckets } from './histogram
 
 /** The latency histograms a frame reports, by the frame field they feed. */
 const HISTOGRAMS = {
-  ttft: 'smg_router_ttft_seconds',
-  e2e: 'smg_router_request_duration_seconds',
-  prefillWait: 'smg_pd_prefill_admission_wait_seconds',
+  // The regular router observes its streamed answers, PD every answer: together, every TTFT.
+  ttft: ['smg_router_ttft_seconds', 'smg_pd_ttft_seconds'],
+  e2e: ['smg_router_request_duration_seconds'],
+  prefillWait: ['smg_pd_prefill_admission_wait_seconds'],
 } as const;
 type HistogramKey = keyof typeof HISTOGRAMS;
 

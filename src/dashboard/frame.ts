@@ -101,7 +101,10 @@ export interface DashboardFrame {
     readonly requestsPerS: number;
     /** Error responses per second by error code (`smg_http_responses_total`, status ≥ 400). */
     readonly errorsPerS: Readonly<Record<string, number>>;
-    /** Time to first token (`smg_router_ttft_seconds`); null without samples in the window. */
+    /**
+     * Time to first token: `smg_router_ttft_seconds` (regular, streamed answers) with
+     * `smg_pd_ttft_seconds` (PD); null without samples in the window.
+     */
     readonly ttft: Percentiles | null;
     /** End-to-end request duration (`smg_router_request_duration_seconds`). */
     readonly e2e: Percentiles | null;

@@ -6,12 +6,15 @@
 import type { Percentiles } from './frame.js';
 import type { Samples } from './exposition.js';
 
-/** Cumulative counts by upper bound (`le`), summed over every other label, sorted by bound. */
+/**
+ * Cumulative counts by upper bound (`le`), summed over every other label and over the families
+ * (which must share their buckets), sorted by bound.
+ */
 export type Buckets = readonly (readonly [le: number, count: number])[];
 
-export function readBuckets(samples: Samples, family: string): Buckets {
+export function readBuckets(samples: Samples, families: readonly string[]): Buckets {
   const byLe = new Map<number, number>();
-  for (const s of samples.get(`${family}_bucket`) ?? []) {
+  for (const s of families.flatMap((family) => samples.get(`${family}_bucket`) ?? [])) {
     const raw = s.labels.le;
     if (raw === undefined) continue;
     const le = raw === '+Inf' ? Infinity : Number(raw);
