@@ -29,6 +29,8 @@ interface Reading {
   readonly buckets: Readonly<Record<HistogramKey, Buckets>>;
 }
 
+/** A 503 from a probe says "not ready yet", which is the probe's answer, not a failed request. */
+const PROBE_PATHS = new Set(['/health', '/liveness', '/readiness', '/health_generate']);
 const CIRCUIT_STATES = ['closed', 'open', 'half_open'] as const;
 const TYPE_ORDER = ['regular', 'prefill', 'decode'];
 
@@ -231,7 +233,7 @@ function errorRates(
     const out = new Map<string, number>();
     for (const s of samples?.get('smg_http_responses_total') ?? []) {
       const status = Number(s.labels.status_code);
-      if (!(status >= 400)) continue;
+      if (!(status >= 400) || PROBE_PATHS.has(s.labels.path ?? '')) continue;
       const code = s.labels.error_code || `http_${status}`;
       out.set(code, (out.get(code) ?? 0) + s.value);
     }

@@ -99,7 +99,10 @@ export interface DashboardFrame {
   readonly traffic: {
     /** Inference requests per second (`smg_router_requests_total`). */
     readonly requestsPerS: number;
-    /** Error responses per second by error code (`smg_http_responses_total`, status ≥ 400). */
+    /**
+     * Error responses per second by error code (`smg_http_responses_total`, status ≥ 400, probe
+     * routes left out; a response without a code as `http_<status>`).
+     */
     readonly errorsPerS: Readonly<Record<string, number>>;
     /**
      * Time to first token: `smg_router_ttft_seconds` (regular, streamed answers) with

@@ -91,6 +91,8 @@ test('counters become per-second rates and histograms percentiles over the windo
     { path: '/v1/chat/completions', status_code: '404', error_code: '' },
     2,
   );
+  // A probe's 503 while the gateway starts is its answer, not a failed request.
+  metrics.httpResponses.inc({ path: '/readiness', status_code: '503', error_code: '' }, 9);
   metrics.httpResponses.inc(
     { path: '/v1/chat/completions', status_code: '200', error_code: '' },
     14,
