@@ -5,6 +5,7 @@
 import { request } from 'undici';
 import { formatHelp, parseFlags, UsageError, type FlagSpec } from '@switchyard/kit';
 import { untilSignal } from './launch.js';
+import { startDemoLoad } from './demo-load.js';
 import { GATEWAY_FLAGS } from '../config/gateway-flags.js';
 import { POLICY_NAMES } from '../policies/names.js';
 import { buildConfig } from '../config/validate.js';
@@ -76,6 +77,20 @@ const DEMO_FLAGS: readonly FlagSpec[] = [
     help: 'Log level',
   },
   {
+    name: 'load',
+    key: 'load',
+    kind: 'bool',
+    default: false,
+    help: 'Send a small varied background load (steady requests, a burst every 20 s, a few errors) so the dashboard moves',
+  },
+  {
+    name: 'load-rps',
+    key: 'loadRps',
+    kind: 'int',
+    default: 4,
+    help: 'Steady requests per second of --load',
+  },
+  {
     name: 'exit-after-check',
     key: 'exitAfterCheck',
     kind: 'bool',
@@ -83,6 +98,9 @@ const DEMO_FLAGS: readonly FlagSpec[] = [
     help: 'Stop after the first request succeeds (smoke test)',
   },
 ];
+
+/** The demo decode engine's running window: small enough that a --load burst overfills it. */
+const DEMO_DECODE_WINDOW = 16;
 
 export const DEMO_HELP = formatHelp(
   'switchyard demo: gateway + simulated fleet',
@@ -164,6 +182,10 @@ export async function runDemo(argv: readonly string[]): Promise<number> {
         '0',
         '--shutdown-grace-period-secs',
         '5',
+        // The engines' load reports as metrics, for the dashboard's worker table.
+        '--engine-metrics',
+        // Prefill admission on, so the dashboard has a prefill queue to show.
+        ...(shape === 'regular' ? [] : ['--prefill-max-inflight-requests-per-worker', '8']),
         ...modeFlags,
         ...fleetFlags,
       ],
@@ -179,6 +201,8 @@ export async function runDemo(argv: readonly string[]): Promise<number> {
       regular: count,
       prefill: shape === 'regular' ? 0 : 1,
       decode: shape === 'regular' ? 0 : 1,
+      // A window a burst of --load overfills, so decode admission is seen at work.
+      decodeWindow: DEMO_DECODE_WINDOW,
     }),
   );
   const fleet = sim.workers;
@@ -219,7 +243,9 @@ export async function runDemo(argv: readonly string[]): Promise<number> {
     `\nSwitchyard demo: gateway ${gateway.url} in front of ${fleet.length} simulated ${runtime} ${protocol === 'grpc' ? 'gRPC ' : ''}workers (${shape})\n`,
   );
   for (const w of fleet) out.write(`  ${w.role.padEnd(7)} ${w.url}\n`);
-  out.write(`  metrics ${gateway.metricsUrl}\n\n`);
+  out.write(`  metrics ${gateway.metricsUrl}\n`);
+  if (gateway.dashboardUrl) out.write(`  dashboard ${gateway.dashboardUrl}\n`);
+  out.write('\n');
   out.write(
     `First request answered ${res.statusCode} by ${worker}: ${JSON.stringify(reply.choices?.[0]?.message?.content ?? reply)}\n\n`,
   );
@@ -234,12 +260,28 @@ export async function runDemo(argv: readonly string[]): Promise<number> {
   out.write(
     `    -d '{"model":"${model}","prompt":"Once upon a time","max_tokens":16,"stream":true}'\n`,
   );
-  out.write(`  curl -s ${gateway.url}/workers\n\nPress Ctrl+C to stop.\n`);
+  out.write(`  curl -s ${gateway.url}/workers\n`);
+  if (gateway.dashboardUrl) {
+    out.write(
+      `\nOpen ${gateway.dashboardUrl} in a browser to watch the fleet${flags.load === true ? ' (background load running)' : '; add --load to see it under load'}.\n`,
+    );
+  }
+  out.write('\nPress Ctrl+C to stop.\n');
+  const stopLoad =
+    flags.load === true && flags.exitAfterCheck !== true
+      ? startDemoLoad({
+          url: gateway.url,
+          model,
+          rps: Number(flags.loadRps),
+          burst: DEMO_DECODE_WINDOW * 3,
+        })
+      : undefined;
   if (flags.exitAfterCheck === true) {
     await stop();
     return res.statusCode === 200 ? 0 : 1;
   }
   await untilSignal(() => process.exit(1));
+  await stopLoad?.();
   await stop();
   return 0;
 }

@@ -165,6 +165,8 @@ export interface SimDemoShape {
   runtime?: SimRuntime;
   engine?: 'canned' | 'realistic';
   model?: string;
+  /** The decode workers' running window (`maxRunningRequests`); the engine's default when unset. */
+  decodeWindow?: number;
 }
 
 /**
@@ -182,7 +184,11 @@ export function simDemoFleetSpec(shape: SimDemoShape = {}): SimFleetSpec {
   };
   add('regular', shape.regular ?? 2);
   add('prefill', shape.prefill ?? 1, pd);
-  add('decode', shape.decode ?? 1, pd);
+  add(
+    'decode',
+    shape.decode ?? 1,
+    shape.decodeWindow === undefined ? pd : { ...pd, maxRunningRequests: shape.decodeWindow },
+  );
   return {
     defaults: {
       ...(shape.protocol === undefined ? {} : { protocol: shape.protocol }),
