@@ -10,6 +10,7 @@ import { after, test } from 'node:test';
 import { request } from 'undici';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import { startCli, waitForLog, LOOPBACK_EPHEMERAL, type Running } from '../../helpers/cli.js';
+import { openDashboardEvents } from '../../helpers/dashboard-events.js';
 import { IN_FLIGHT_GAUGES, metricValue } from '../../helpers/gateway.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
@@ -106,6 +107,19 @@ test('launch --workers 2: one port, two processes, aggregated metrics, restart, 
       'fleet state is not multiplied by the processes',
     );
     assert.equal(metricValue(text, 'smg_cluster_processes'), 2);
+    // The primary's dashboard reads the same aggregate: one row for the worker, not one per process.
+    const dashboardUrl = String(listening.dashboard);
+    assert.equal(dashboardUrl, metricsUrl.replace(/\/metrics$/, '/dashboard'));
+    const events = await openDashboardEvents(dashboardUrl);
+    try {
+      const frame = await events.until((f) => f.workers.length > 0, 'the worker');
+      assert.deepEqual(
+        frame.workers.map((w) => [w.worker, w.type, w.runtime, w.healthy, w.circuit]),
+        [[worker.url, 'regular', 'sglang', true, 'closed']],
+      );
+    } finally {
+      events.close();
+    }
     const check = spawnSync(promtool(), ['check', 'metrics'], { input: text, encoding: 'utf8' });
     assert.ok(!check.error, `promtool not runnable (${String(check.error)})`);
     assert.equal(check.status, 0, `promtool said: ${check.stdout}${check.stderr}`);
