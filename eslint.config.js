@@ -206,4 +206,27 @@ export default tseslint.config(
     files: ['bench/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [SIM_TESTING] }] },
   },
+  {
+    // The dashboard page: plain browser modules served as they are, outside every tsconfig, so
+    // linted without type information; no-undef (with the browser globals it uses) catches the
+    // typo a compiler would have.
+    files: ['src/dashboard/page/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        [
+          'window',
+          'document',
+          'getComputedStyle',
+          'EventSource',
+          'ResizeObserver',
+          'setTimeout',
+          'setInterval',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, 'no-undef': 'error' },
+  },
 );

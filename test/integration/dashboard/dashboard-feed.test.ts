@@ -45,7 +45,7 @@ test('the page, its files and its events take the --api-key as Basic or bearer c
   assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
   assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'self'/);
   const html = await page.text();
-  assert.match(html, /<base href="\/dashboard\/">/);
+  assert.match(html, /<base href="\/dashboard\/" ?\/?>/);
   assert.doesNotMatch(html, /\{\{BASE\}\}/);
   // Everything the page loads is a relative URL the gateway serves.
   assert.doesNotMatch(html, /(src|href)="(https?:)?\/\//);
@@ -137,7 +137,7 @@ test('--dashboard-path moves the page; --disable-dashboard removes it and keeps 
     assert.equal((await fetch(`${base}/dashboard`)).status, 404);
     const page = await fetch(`${base}/ops/fleet`);
     assert.equal(page.status, 200);
-    assert.match(await page.text(), /<base href="\/ops\/fleet\/">/);
+    assert.match(await page.text(), /<base href="\/ops\/fleet\/" ?\/?>/);
     assert.equal((await fetch(`${base}/ops/fleet/assets/uPlot.min.css`)).status, 200);
   } finally {
     await moved.close();
