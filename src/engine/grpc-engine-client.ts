@@ -7,6 +7,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Clock, Timer } from '@switchyard/kit';
 import { engineService, type EngineRuntime } from '@switchyard/protos';
 import type { Logger } from '../observability/logger.js';
+import type { TraceHeaders } from '../observability/trace-context.js';
 import { CHANNEL_OPTIONS } from './channel.js';
 import { GrpcGenerateCall } from './generate-call.js';
 import { LOADS_INCLUDE, normaliseLoads, type WireLoadsResponse } from './loads.js';
@@ -31,10 +32,22 @@ export const DROP_ABORT_REASON = 'Stream dropped';
 
 type UnaryCallback = (err: grpc.ServiceError | null, response?: unknown) => void;
 type UnaryMethod = (req: object, options: grpc.CallOptions, cb: UnaryCallback) => unknown;
-type StreamMethod = (req: object, options: grpc.CallOptions) => grpc.ClientReadableStream<unknown>;
+type StreamMethod = (
+  req: object,
+  metadataOrOptions: grpc.Metadata | grpc.CallOptions,
+  options?: grpc.CallOptions,
+) => grpc.ClientReadableStream<unknown>;
 
 /** GetServerInfoResponse fields that are google.protobuf.Struct (SGLang, TokenSpeed). */
 const STRUCT_FIELDS = ['server_args', 'scheduler_info'];
+
+/** The W3C trace context as gRPC metadata, under the header names (as SMG's trace injector). */
+function traceMetadata(trace: TraceHeaders): grpc.Metadata {
+  const metadata = new grpc.Metadata();
+  if (trace.traceparent !== undefined) metadata.set('traceparent', trace.traceparent);
+  if (trace.tracestate !== undefined) metadata.set('tracestate', trace.tracestate);
+  return metadata;
+}
 
 export interface EngineClientDeps {
   clock: Clock;
@@ -64,10 +77,14 @@ export class GrpcEngineClient implements EngineClient {
     this.#deps = deps;
   }
 
-  generate(input: GenerateInput): GenerateCall {
+  generate(input: GenerateInput, trace?: TraceHeaders): GenerateCall {
     const request = this.#profile.buildGenerate(input);
     // No deadline: SMG sets none on Generate (a long generation is not a failure).
-    const call = this.#streamMethod('Generate').call(this.#stub, request, {});
+    const generate = this.#streamMethod('Generate');
+    const call =
+      trace === undefined
+        ? generate.call(this.#stub, request, {})
+        : generate.call(this.#stub, request, traceMetadata(trace), {});
     this.#live++;
     call.once('status', () => this.#settled());
     const channel = this.#stub.getChannel();

@@ -5,6 +5,7 @@
  * runtime's field numbering, its abort shape or its token-count style.
  */
 import type { EngineRuntime } from '@switchyard/protos';
+import type { TraceHeaders } from '../observability/trace-context.js';
 
 export type { EngineRuntime };
 
@@ -194,7 +195,8 @@ export interface EngineClient {
   readonly runtime: EngineRuntime;
   /** `host:port` the channel dials. */
   readonly target: string;
-  generate(input: GenerateInput): GenerateCall;
+  /** `trace` rides as call metadata (`traceparent`, `tracestate`): see observability/trace-context.ts. */
+  generate(input: GenerateInput, trace?: TraceHeaders): GenerateCall;
   abort(requestId: string, reason: string): Promise<void>;
   healthCheck(timeoutMs: number): Promise<HealthReport>;
   /** The raw GetModelInfoResponse fields (snake_case), for labels. */

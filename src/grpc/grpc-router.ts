@@ -10,6 +10,7 @@
 import type { EngineClient, GenerateCall } from '../engine/types.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Logger } from '../observability/logger.js';
+import { workerTraceContext } from '../observability/trace-context.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { PolicyRegistry } from '../policies/registry.js';
 import type { Answer } from '../routing/answer.js';
@@ -103,7 +104,7 @@ export class GrpcRouter {
     const load = worker.acquireLoad();
     let call: GenerateCall;
     try {
-      call = client.generate(input);
+      call = client.generate(input, workerTraceContext(ctx.headers));
     } catch (err) {
       // Building or serializing the engine request failed before any call existed.
       load.release();

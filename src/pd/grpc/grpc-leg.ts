@@ -8,6 +8,7 @@ import { EngineCallError, type EngineClient, type GenerateCall } from '../../eng
 import type { GenerateInput } from '../../engine/types.js';
 import type { ErrorCode } from '../../errors/catalog.js';
 import { GatewayError } from '../../errors/gateway-error.js';
+import type { TraceHeaders } from '../../observability/trace-context.js';
 import { lease, type Lease } from '../../util/lease.js';
 import { outcomeForStatus, type Outcome } from '../../workers/circuit-breaker.js';
 import type { Worker } from '../../workers/worker.js';
@@ -27,6 +28,7 @@ export interface GrpcLeg {
 /**
  * Sends the leg: one call per input (a fan-out split into single-sample calls is one leg, its
  * calls merged), each with its own load lease, taken now, synchronously with the selection.
+ * `trace` is the W3C trace context each call carries as metadata.
  */
 export function startGrpcLeg(
   leg: PdLeg,
@@ -34,13 +36,14 @@ export function startGrpcLeg(
   client: EngineClient,
   inputs: readonly GenerateInput[],
   admission: Lease | undefined,
+  trace?: TraceHeaders,
 ): GrpcLeg {
   const loads: Lease[] = [];
   const calls: GenerateCall[] = [];
   try {
     for (const input of inputs) {
       loads.push(worker.acquireLoad());
-      calls.push(client.generate(input));
+      calls.push(client.generate(input, trace));
     }
   } catch (err) {
     // Building or serializing an engine request failed: the calls already made are dropped, and

@@ -13,6 +13,7 @@
 import type { Clock, Timer } from '@switchyard/kit';
 import type { GenerateInput } from '../../engine/types.js';
 import { GatewayError } from '../../errors/gateway-error.js';
+import { workerTraceContext } from '../../observability/trace-context.js';
 import type { Outcome } from '../../workers/circuit-breaker.js';
 import type { Worker } from '../../workers/worker.js';
 import { engineInput, freshRequestId } from '../../grpc/engine-input.js';
@@ -61,6 +62,7 @@ export async function dispatchGrpcParallel(deps: GrpcPdDeps, a: GrpcPdAttempt): 
     deps.engines.get(pair.prefill),
     inputs(pair.prefill),
     takeSlot(a),
+    workerTraceContext(ctx.headers),
   );
   let d: GrpcLeg;
   try {
@@ -70,6 +72,7 @@ export async function dispatchGrpcParallel(deps: GrpcPdDeps, a: GrpcPdAttempt): 
       deps.engines.get(pair.decode),
       inputs(pair.decode),
       takeClaim(a),
+      workerTraceContext(ctx.headers),
     );
   } catch (err) {
     endLeg(p, 'now');

@@ -10,6 +10,7 @@
  */
 import { EngineCallError, type GenerateInput, type SamplingInput } from '../../engine/types.js';
 import { engineInput, freshRequestId } from '../../grpc/engine-input.js';
+import { workerTraceContext } from '../../observability/trace-context.js';
 import { startedInTime } from '../../grpc/start-wait.js';
 import type { Answer } from '../../routing/answer.js';
 import type { RequestContext } from '../../routing/request-context.js';
@@ -110,6 +111,7 @@ export async function dispatchGrpcSequential(deps: GrpcPdDeps, a: GrpcPdAttempt)
       deps.engines.get(pair.prefill),
       [probe],
       takeSlot(a),
+      workerTraceContext(ctx.headers),
     );
     const returned = await drainProbe(p, ctx, deps);
     series.prefillDuration.observe((performance.now() - p.sentAt) / 1000);
@@ -142,6 +144,7 @@ export async function dispatchGrpcSequential(deps: GrpcPdDeps, a: GrpcPdAttempt)
     deps.engines.get(pair.decode),
     [decodeInput],
     takeClaim(a),
+    workerTraceContext(ctx.headers),
   );
   // Only a decode with a handoff may be mid-transfer when the client leaves.
   if (kvJson !== undefined) d.call.deferAbortUntilFirstItem();
