@@ -162,4 +162,9 @@ export const DELIBERATE_DEVIATIONS: readonly Deviation[] = [
     text: 'SMG logs an error and runs without discovery when it finds no kubeconfig and no service account; Switchyard exits 1 saying so, as a command line asking for a feature it cannot have fails loudly here.',
     doc: 'docs/service-discovery.md (Where the API server comes from)',
   },
+  {
+    title: 'Traces are exported over OTLP/HTTP, not OTLP/gRPC',
+    text: "With `--enable-trace`, SMG exports spans over OTLP/gRPC to `--otlp-traces-endpoint` (`host:port`, default `localhost:4317`, the OTLP/gRPC port); Switchyard exports OTLP/HTTP with JSON bodies through the OpenTelemetry JS SDK, to `http://host:port/v1/traces` for the same value (an `http(s)://` URL is taken too). Point the flag at the collector's OTLP/HTTP receiver, usually port 4318; the gateway warns at startup when the port is 4317. Its spans are its own (a server span per request, an attempt span per try, a span per PD leg), not SMG's `http_request` and `grpc_execute`; and the client's `traceparent`/`tracestate` reach gRPC engines as metadata even when tracing is off.",
+    doc: 'docs/observability.md (Traces)',
+  },
 ];

@@ -1,4 +1,4 @@
-/** The serving flags of `switchyard launch`: auth, request handling, logging and metrics, health checks and the worker lifecycle. */
+/** The serving flags of `switchyard launch`: auth, request handling, logging, metrics and tracing, health checks and the worker lifecycle. */
 import type { CoreFlag } from './core-flag.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
@@ -104,6 +104,22 @@ export const SERVING_FLAGS: readonly CoreFlag[] = [
     kind: 'int',
     default: 29000,
     help: 'Metrics port (0 = ephemeral)',
+  },
+  // Tracing (docs/observability.md#traces)
+  {
+    name: 'enable-trace',
+    key: 'enableTrace',
+    kind: 'bool',
+    default: false,
+    help: 'Export OpenTelemetry spans of each inference request (request, attempts, PD legs) over OTLP/HTTP',
+  },
+  {
+    name: 'otlp-traces-endpoint',
+    key: 'otlpTracesEndpoint',
+    kind: 'string',
+    default: 'localhost:4317',
+    metavar: '<host:port|url>',
+    help: "OTLP/HTTP receiver of --enable-trace: host:port (sent to http://host:port/v1/traces) or an http(s):// URL. The default is SMG's, the OTLP/gRPC port; an OTLP/HTTP receiver usually listens on 4318",
   },
   // Health checks and worker lifecycle
   {

@@ -188,6 +188,9 @@ export const gatewayConfigSchema = z.object({
   prometheusPort: port,
   dashboardPath,
   disableDashboard: z.boolean(),
+  enableTrace: z.boolean(),
+  // Checked only with --enable-trace (validate.ts), as SMG checks it only then.
+  otlpTracesEndpoint: z.string().min(1),
   // SMG validates no health value; what a 0 means is in workers/health.ts (probeDelayMs) and
   // workers/discovery/metadata.ts (a 0 s probe timeout fails the probe).
   healthCheckIntervalSecs: secs(0),

@@ -42,7 +42,6 @@ const STORAGE = 'history storage';
 const JWT = 'JWT/OIDC authentication';
 const EPD = 'encode-prefill-decode (EPD) disaggregation';
 const PRIORITY = 'the priority scheduler';
-const TRACING = 'OpenTelemetry tracing';
 
 function ipAddress(value: string): string | undefined {
   return isIP(value) === 0 ? 'expects an IP address' : undefined;
@@ -105,13 +104,9 @@ export const UNSUPPORTED_FLAGS: readonly UnsupportedFlag[] = [
   unsupported('redis-url', 'string', STORAGE, 'Redis URL'),
   unsupported('redis-pool-max-size', 'int', STORAGE, 'Redis pool size', { check: u64 }),
   unsupported('redis-retention-days', 'int', STORAGE, 'Redis retention (-1 = forever)'),
-  // TLS and tracing (main.rs:980-997)
+  // TLS (main.rs:980-985)
   unsupported('tls-cert-path', 'string', 'TLS termination', 'Server certificate'),
   unsupported('tls-key-path', 'string', 'TLS termination', 'Server key'),
-  unsupported('enable-trace', 'bool', TRACING, 'OpenTelemetry tracing'),
-  unsupported('otlp-traces-endpoint', 'string', TRACING, 'OTLP endpoint', {
-    default: 'localhost:4317',
-  }),
   // Authentication beyond --api-key (main.rs:1012-1048)
   unsupported('tenant-api-key', 'append', 'per-tenant API keys', 'tenant_id:key'),
   unsupported('jwt-issuer', 'string', JWT, 'OIDC issuer'),

@@ -10,6 +10,7 @@ import { redactUrlCredentials } from '../workers/worker-url.js';
 import { policyBoundViolation } from './policy-bounds.js';
 import { SMG_RULES } from './smg-rules.js';
 import { dropIgnoredInputs } from './ignored-inputs.js';
+import { otlpEndpointProblem } from '../observability/otlp-endpoint.js';
 
 type Rule = (c: GatewayConfig) => string | undefined;
 
@@ -45,6 +46,13 @@ const RULES: readonly Rule[] = [
     c.apiKey !== undefined && c.controlPlaneApiKeys.some((k) => k.key === c.apiKey)
       ? '--control-plane-api-keys: a control-plane key equals --api-key, which would let every data-plane client use the admin routes'
       : undefined,
+  (c) => {
+    if (!c.enableTrace) return undefined;
+    const problem = otlpEndpointProblem(c.otlpTracesEndpoint);
+    return (
+      problem && `--otlp-traces-endpoint: ${problem} (got ${JSON.stringify(c.otlpTracesEndpoint)})`
+    );
+  },
   ...SMG_RULES,
   policyBoundViolation,
 ];

@@ -11,6 +11,7 @@ import type { EngineClient, GenerateCall } from '../engine/types.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Logger } from '../observability/logger.js';
 import { workerTraceContext } from '../observability/trace-context.js';
+import type { AttemptSpan } from '../observability/tracing.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { PolicyRegistry } from '../policies/registry.js';
 import type { Answer } from '../routing/answer.js';
@@ -74,12 +75,17 @@ export class GrpcRouter {
       // Bad input is refused before any worker is chosen (and counted as the router's error,
       // as the relay's are), and never retried.
       const plan = planFor(ctx);
-      return withRetry(() => this.#attempt(ctx, plan, prepared, series), this.deps.retry, {
-        random: this.deps.random,
-        signal: ctx.signal,
-        hooks: retryMetricHooks(metrics, ['regular'], ctx),
-        clock: this.deps.clock,
-      });
+      return withRetry(
+        (_, span) => this.#attempt(ctx, plan, prepared, series, span),
+        this.deps.retry,
+        {
+          random: this.deps.random,
+          signal: ctx.signal,
+          hooks: retryMetricHooks(metrics, ['regular'], ctx),
+          clock: this.deps.clock,
+          trace: ctx.trace,
+        },
+      );
     });
   }
 
@@ -88,9 +94,11 @@ export class GrpcRouter {
     plan: GrpcPlan,
     cache: Map<string, PreparedPrompt>,
     series: RouterSeries,
+    span: AttemptSpan | undefined,
   ): Promise<Answer> {
     const { metrics } = this.deps;
     const worker = selectRegularWorker(this.deps, ctx, 'grpc');
+    span?.set('switchyard.worker.url', worker.url);
     const prepared = preparedFor(this.deps.tokenizers, ctx, plan, [worker], cache);
     const client = this.deps.engines.get(worker);
     // The request's sampling with the model's defaults: what the stop decoders enforce. The
@@ -104,7 +112,7 @@ export class GrpcRouter {
     const load = worker.acquireLoad();
     let call: GenerateCall;
     try {
-      call = client.generate(input, workerTraceContext(ctx.headers));
+      call = client.generate(input, workerTraceContext(ctx.headers, span?.traceparent()));
     } catch (err) {
       // Building or serializing the engine request failed before any call existed.
       load.release();

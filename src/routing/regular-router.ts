@@ -8,6 +8,7 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Logger } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
+import type { AttemptSpan } from '../observability/tracing.js';
 import type { PolicyRegistry } from '../policies/registry.js';
 import {
   classifyTransportError,
@@ -59,11 +60,12 @@ export class RegularRouter implements Router {
     const { metrics } = this.deps;
     const series = routerSeries(metrics, 'regular', ctx);
     return withRouterMetrics(metrics, series, ctx, () =>
-      withRetry(() => this.#attempt(ctx, series), this.deps.retry, {
+      withRetry((_, span) => this.#attempt(ctx, series, span), this.deps.retry, {
         random: this.deps.random,
         signal: ctx.signal,
         hooks: retryMetricHooks(metrics, ['regular'], ctx),
         clock: this.deps.clock,
+        trace: ctx.trace,
       }),
     );
   }
@@ -73,9 +75,14 @@ export class RegularRouter implements Router {
    * the lease until it is written. A transport failure is thrown as a retryable error with the
    * lease already released.
    */
-  async #attempt(ctx: RequestContext, series: RouterSeries): Promise<Answer> {
+  async #attempt(
+    ctx: RequestContext,
+    series: RouterSeries,
+    span: AttemptSpan | undefined,
+  ): Promise<Answer> {
     const { pools, metrics } = this.deps;
     const worker = this.selectWorker(ctx);
+    span?.set('switchyard.worker.url', worker.url);
     const load = worker.acquireLoad();
     let head: UpstreamHead;
     try {
@@ -91,7 +98,7 @@ export class RegularRouter implements Router {
         {
           method: 'POST',
           path: worker.upstreamPath(ctx.path),
-          headers: buildUpstreamHeaders(ctx, worker.apiKey, body.length),
+          headers: buildUpstreamHeaders(ctx, worker.apiKey, body.length, span?.traceparent()),
           body,
         },
         ctx.signal,

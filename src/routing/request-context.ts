@@ -7,6 +7,7 @@ import type { Leg, SelectInfo } from '../policies/policy.js';
 import type { JsonObject } from '../util/json.js';
 import type { Endpoint } from './endpoint.js';
 import { endpointLabel } from '../observability/metric-labels.js';
+import type { RequestSpan } from '../observability/tracing.js';
 import { UNKNOWN_MODEL_ID } from '../workers/worker.js';
 import {
   parseRoutingKey,
@@ -47,6 +48,8 @@ export interface RequestContext {
   readonly targetWorker: number | undefined;
   readonly tokens: readonly number[] | undefined;
   readonly rid: string | undefined;
+  /** The request's span with `--enable-trace`; undefined (and never touched) otherwise. */
+  readonly trace?: RequestSpan | undefined;
 }
 
 /** What one request brings to its context. */
@@ -61,6 +64,7 @@ export interface RequestInput {
   signal: AbortSignal;
   /** Decided once at the edge (server/request-id.ts). */
   requestId: string;
+  trace?: RequestSpan | undefined;
 }
 
 /** What every request of one gateway uses to build its context: made once per gateway. */
@@ -109,6 +113,7 @@ export function buildRequestContext(input: RequestInput, deps: ContextDeps): Req
     targetWorker: parseTargetWorker(headers, deps.onHintIgnored),
     tokens: parseRoutingTokens(headers, deps.onHintIgnored),
     rid: typeof body.rid === 'string' ? body.rid : undefined,
+    trace: input.trace,
   };
 }
 

@@ -9,7 +9,9 @@ import type { GatewayConfig } from '../config/schema.js';
 import { sleep, systemClock, type Clock, type Random } from '@switchyard/kit';
 import { GatewayError } from '../errors/gateway-error.js';
 import { RETRYABLE_STATUSES } from '../errors/retryable.js';
+import type { AttemptSpan, RequestSpan } from '../observability/tracing.js';
 import { discardAnswer, type Answer } from './answer.js';
+import { endAttemptSpan } from './attempt-trace.js';
 
 export { RETRYABLE_STATUSES } from '../errors/retryable.js';
 
@@ -62,6 +64,13 @@ export interface RetryDeps {
   hooks: RetryHooks;
   /** Times the backoff; the system clock when absent. */
   clock?: Clock | undefined;
+  /** The request's span (`--enable-trace`): each attempt gets a child span, ended with its outcome. */
+  trace?: RequestSpan | undefined;
+  /**
+   * Whether an attempt is itself the call to a worker (regular routing; the default) rather than
+   * the parent of PD legs that each make one: the kind of the attempt span.
+   */
+  attemptCallsWorker?: boolean | undefined;
 }
 
 /**
@@ -85,7 +94,7 @@ function retryReason(outcome: unknown, isAnswer: boolean): string | undefined {
  * attempt's error is thrown.
  */
 export async function withRetry(
-  attempt: (index: number) => Promise<Answer>,
+  attempt: (index: number, span: AttemptSpan | undefined) => Promise<Answer>,
   cfg: RetryConfig,
   deps: RetryDeps,
 ): Promise<Answer> {
@@ -94,11 +103,13 @@ export async function withRetry(
     const isLast = i + 1 >= max;
     let answer: Answer | undefined;
     let error: unknown;
+    const span = deps.trace?.startAttempt(i + 1, deps.attemptCallsWorker ?? true);
     try {
-      answer = await attempt(i);
+      answer = await attempt(i, span);
     } catch (err) {
       error = err;
     }
+    if (span) endAttemptSpan(span, answer, error, deps.signal);
     const reason = retryReason(answer ?? error, answer !== undefined);
     if (reason === undefined) {
       if (answer) return answer;

@@ -24,6 +24,7 @@ export type AppContext = Readonly<
     | 'hop'
     | 'limiter'
     | 'bodyBudget'
+    | 'tracer'
   >
 > &
   Pick<Components, 'draining'>;

@@ -22,6 +22,7 @@ import { bindFleetInfo } from './fleet-info-binding.js';
 import { gaugeChild } from '../observability/label-cache.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { GatewayMetrics } from '../observability/metrics.js';
+import type { RequestTracer } from '../observability/tracing.js';
 import { policyReadsLoads } from '../policies/names.js';
 import { PolicyRegistry, policyDepsFromConfig } from '../policies/registry.js';
 import type { Router } from '../routing/router.js';
@@ -70,6 +71,8 @@ export interface ComponentOptions {
   admissionStore?: AdmissionStore;
   /** `--service-discovery`: the API server to watch and timing knobs (tests point it at a fake). */
   kube?: Pick<KubernetesDiscoveryDeps, 'kubeConfig' | 'settleMs' | 'backoff'>;
+  /** `--enable-trace`'s tracer (startGateway loads it, since loading is async); none = untraced. */
+  tracer?: RequestTracer | undefined;
 }
 
 /**
@@ -137,6 +140,8 @@ export interface Components {
   hop: HopMarker;
   /** `--max-buffered-body-bytes`: every body read (inference and admin) is charged to it. */
   bodyBudget: BodyBudget;
+  /** `--enable-trace`: spans of each inference request; undefined when tracing is off. */
+  tracer: RequestTracer | undefined;
   /** Set once shutdown begins: readiness answers 503 draining. */
   draining: boolean;
 }
@@ -271,6 +276,7 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
       config.maxBufferedBodyBytes,
       gaugeChild(metrics.httpBufferedBodyBytes, {}),
     ),
+    tracer: opts.tracer,
     draining: false,
   };
 }

@@ -12,6 +12,7 @@ import type { WorkerSpec } from '../workers/spec.js';
 import { startupWorkerSpecs, untilStartupWorkersServe } from './startup-workers.js';
 import { admissionStoreFromConfig } from '../admission/store/from-config.js';
 import { createLogger } from '../observability/logger.js';
+import { loadRequestTracer } from '../observability/tracing.js';
 import { buildComponents, type ComponentOptions, type Components } from './components.js';
 import { createGatewayServer, type GatewayServer } from './http-server.js';
 import { createProbeServer } from './probe-server.js';
@@ -100,12 +101,16 @@ export async function startGateway(
   const clock = opts.clock ?? systemClock;
   const admissionStore =
     opts.admissionStore ?? (await admissionStoreFromConfig(config, { logger, clock }));
+  // Loaded only when asked for: without --enable-trace the OpenTelemetry SDK is never imported.
+  const tracer = config.enableTrace
+    ? await loadRequestTracer({ endpoint: config.otlpTracesEndpoint, logger })
+    : undefined;
   let internals: Components;
   try {
-    internals = buildComponents(config, { ...opts, logger, clock, admissionStore });
+    internals = buildComponents(config, { ...opts, logger, clock, admissionStore, tracer });
   } catch (err) {
     // A Redis store reconnects forever: a gateway that never started must not keep it open.
-    await admissionStore.close();
+    await Promise.all([admissionStore.close(), tracer?.shutdown()]);
     throw err;
   }
   const { metrics, workers, pools, health, loadMonitor, limiter, policies, targets } = internals;
@@ -158,8 +163,9 @@ export async function startGateway(
       ),
       pools.closeAll(),
       internals.workerDispatcher.destroy().catch(() => undefined),
-      // Last: every request has ended and given its claims back.
+      // Last: every request has ended and given its claims back, and ended its spans.
       admissionStore.close(),
+      tracer?.shutdown(),
     ]);
   };
 

@@ -74,12 +74,14 @@ function addWorkerCallHeaders(
 
 /**
  * Headers sent to a worker with an inference request: the forwardable client headers, then
- * `workerCallHeaders` (which override a client's `x-request-id` with the decided id).
+ * `workerCallHeaders` (which override a client's `x-request-id` with the decided id). With
+ * tracing on, `traceparent` is the gateway's span for the call, replacing the client's.
  */
 export function buildUpstreamHeaders(
   request: ForwardedRequest,
   workerApiKey: string | undefined,
   contentLength: number,
+  traceparent?: string,
 ): Record<string, string> {
   const out: Record<string, string> = {};
   const { headers } = request;
@@ -91,6 +93,7 @@ export function buildUpstreamHeaders(
     if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   addWorkerCallHeaders(out, workerApiKey, request);
+  if (traceparent !== undefined) out.traceparent = traceparent;
   out['content-type'] = 'application/json';
   out['content-length'] = String(contentLength);
   return out;

@@ -65,6 +65,13 @@ export function inferenceHandler(endpoint: Endpoint) {
   ): Promise<void> => {
     const client = new AbortController();
     const charge = app.bodyBudget.open();
+    // Started before the body is read, so the span covers the body and the admission wait too.
+    const trace = app.tracer?.startRequest({
+      method: req.method ?? 'POST',
+      route: path,
+      requestId: requestIdOf(req),
+      headers: req.headers,
+    });
     let permit: Lease | undefined;
     // One listener releases everything the request holds once its response is over, whichever
     // way it ends: the body's bytes (retries resend them until then) and the permit.
@@ -95,22 +102,30 @@ export function inferenceHandler(endpoint: Endpoint) {
           via: app.hop.append(headers.via),
           signal: client.signal,
           requestId: requestIdOf(req),
+          trace,
         },
         contextDeps(app),
       );
+      trace?.set('gen_ai.request.model', ctx.model);
       const answer = await app.router.route(ctx);
-      await writeAnswer(res, answer);
+      const end = await writeAnswer(res, answer);
+      trace?.end(answer.status, end === 'complete' ? undefined : end);
     } catch (err) {
-      if (client.signal.aborted) return;
-      if (err instanceof GatewayError) {
-        sendError(res, err);
+      if (client.signal.aborted) {
+        trace?.end(undefined, 'client_closed');
         return;
       }
-      app.logger.error(
-        { err: String(err), stack: (err as Error).stack },
-        'unhandled error in inference handler',
-      );
-      sendError(res, new GatewayError('internal_error', 'Internal gateway error'));
+      const error =
+        err instanceof GatewayError
+          ? err
+          : new GatewayError('internal_error', 'Internal gateway error');
+      if (error !== err)
+        app.logger.error(
+          { err: String(err), stack: (err as Error).stack },
+          'unhandled error in inference handler',
+        );
+      sendError(res, error);
+      trace?.end(error.status, error.code);
     }
   };
 }

@@ -1,0 +1,64 @@
+// --enable-trace and --otlp-traces-endpoint: SMG's names and defaults (off, localhost:4317);
+// the endpoint as SMG's host:port or an http(s) URL, turned into the OTLP/HTTP traces URL; a bad
+// endpoint refused with one line naming the flag, but only when tracing is on (as SMG checks it).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { UsageError } from '@switchyard/kit';
+import { resolveLaunchFlags } from '../../../src/config/launch-flags.js';
+import { parseOtlpEndpoint } from '../../../src/observability/otlp-endpoint.js';
+
+const build = (args: string[]) => resolveLaunchFlags(args).config;
+
+function exportUrl(endpoint: string): string {
+  const parsed = parseOtlpEndpoint(endpoint);
+  assert.ok(parsed.ok, `${endpoint}: ${parsed.ok ? '' : parsed.problem}`);
+  return parsed.url.href;
+}
+
+test("defaults: off, SMG's endpoint", () => {
+  const c = build([]);
+  assert.equal(c.enableTrace, false);
+  assert.equal(c.otlpTracesEndpoint, 'localhost:4317');
+});
+
+test('the flags are accepted (no longer refused as unsupported)', () => {
+  const c = build(['--enable-trace', '--otlp-traces-endpoint', 'otel-collector:4318']);
+  assert.equal(c.enableTrace, true);
+  assert.equal(c.otlpTracesEndpoint, 'otel-collector:4318');
+});
+
+test('host:port and bare URLs get the OTLP/HTTP traces path; a URL with a path is kept', () => {
+  assert.equal(exportUrl('localhost:4317'), 'http://localhost:4317/v1/traces');
+  assert.equal(exportUrl('10.0.0.5:4318'), 'http://10.0.0.5:4318/v1/traces');
+  assert.equal(exportUrl('[::1]:4318'), 'http://[::1]:4318/v1/traces');
+  assert.equal(exportUrl('http://collector:4318'), 'http://collector:4318/v1/traces');
+  assert.equal(exportUrl('https://otlp.example.com/'), 'https://otlp.example.com/v1/traces');
+  assert.equal(exportUrl('http://collector:4318/v1/traces'), 'http://collector:4318/v1/traces');
+  assert.equal(
+    exportUrl('https://gw.example.com/otlp/v1/traces'),
+    'https://gw.example.com/otlp/v1/traces',
+  );
+});
+
+test('a bad endpoint is a usage error naming the flag when tracing is on', () => {
+  for (const endpoint of [
+    'collector',
+    ':4318',
+    'collector:0',
+    'collector:70000',
+    'collector:port',
+    'grpc://collector:4317',
+    'http://',
+  ]) {
+    assert.throws(
+      () => build(['--enable-trace', '--otlp-traces-endpoint', endpoint]),
+      (err: unknown) =>
+        err instanceof UsageError && err.message.startsWith('--otlp-traces-endpoint: '),
+      endpoint,
+    );
+  }
+});
+
+test('without --enable-trace the endpoint is not checked (as SMG)', () => {
+  assert.equal(build(['--otlp-traces-endpoint', 'collector']).otlpTracesEndpoint, 'collector');
+});
