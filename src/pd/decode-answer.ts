@@ -107,6 +107,7 @@ function decodeLease(input: DecodeAnswerInput, abortedByPrefill: () => boolean):
         deps.logger.warn({ worker: decode.worker.url, err: String(error) }, 'decode body failed');
         if (!abortedByPrefill()) decode.worker.circuit.record('failure');
       }
+      decode.span?.end(end);
       closeLeg(decode, 'decode done');
       prefill?.decodeFinished();
     },

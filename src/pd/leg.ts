@@ -4,6 +4,7 @@
  * lease; whoever holds the LegHandle releases them.
  */
 import type { Lease } from '../util/lease.js';
+import type { AttemptSpan, CallSpan } from '../observability/tracing.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { readAllText, type BodySource } from '../upstream/body-source.js';
 import { classifyTransportError, UpstreamBodyTooLargeError } from '../upstream/errors.js';
@@ -41,6 +42,8 @@ export interface LegHandle {
   readonly slot: Lease | undefined;
   readonly sentAt: number;
   readonly head: Promise<LegHead>;
+  /** The leg's span (`--enable-trace`): the parent the worker's traceparent names. */
+  readonly span: CallSpan | undefined;
 }
 
 /** Whether the gateway itself ended the leg (partner failed, client left), not its deadline. */
@@ -48,7 +51,10 @@ export function abortedByGateway(h: LegHandle): boolean {
   return h.call !== undefined && h.call.aborted && !h.call.deadlinePassed;
 }
 
-/** Starts a leg. The load lease is taken now, synchronously with the caller's selection. */
+/**
+ * Starts a leg. The load lease is taken now, synchronously with the caller's selection. With
+ * tracing on, the leg gets a span under its attempt's (`attempt`).
+ */
 export function startLeg(
   leg: PdLeg,
   worker: Worker,
@@ -56,9 +62,11 @@ export function startLeg(
   body: Buffer,
   deps: Pick<PdDeps, 'pools' | 'requestTimeoutMs' | 'clock'>,
   slot?: Lease,
+  attempt?: AttemptSpan,
 ): LegHandle {
   const load = worker.acquireLoad();
   const sentAt = performance.now();
+  const span = attempt?.startLeg(leg, worker.url);
   const pool = deps.pools.get(worker.origin);
   if (!pool) {
     const head = Promise.resolve<LegHead>({
@@ -67,7 +75,7 @@ export function startLeg(
       outcome: 'neutral',
       aborted: false,
     });
-    return { leg, worker, call: undefined, load, slot, sentAt, head };
+    return { leg, worker, call: undefined, load, slot, sentAt, head, span };
   }
   const call = callUpstream(
     pool,
@@ -75,7 +83,7 @@ export function startLeg(
       method: 'POST',
       path: worker.upstreamPath(ctx.path),
       body,
-      headers: buildUpstreamHeaders(ctx, worker.apiKey, body.length),
+      headers: buildUpstreamHeaders(ctx, worker.apiKey, body.length, span?.traceparent()),
     },
     ctx.signal,
     deps.requestTimeoutMs,
@@ -83,6 +91,7 @@ export function startLeg(
   );
   const head = call.head.then(
     async (response): Promise<LegHead> => {
+      span?.set('http.response.status_code', response.status);
       if (response.status >= 200 && response.status < 300) return { ok: true, response };
       const text = await readAllText(response.body, 64 * 1024).catch(() => '');
       return {
@@ -103,11 +112,13 @@ export function startLeg(
       };
     },
   );
-  return { leg, worker, call, load, slot, sentAt, head };
+  return { leg, worker, call, load, slot, sentAt, head, span };
 }
 
 /** Ends a leg: stops its request if still running and releases its lease and slot. */
 export function closeLeg(h: LegHandle, reason: string): void {
+  // A span already ended with a sharper outcome (failed, the answer's end) keeps it.
+  h.span?.end(reason);
   // A finished call needs no abort, and an Error (with its stack) is not cheap to make.
   if (h.call !== undefined && !h.call.done) h.call.abort(new Error(reason));
   h.load.release();
@@ -177,6 +188,7 @@ export function watchUnrelayedBody(h: LegHandle, body: BodySource): BodyWatch {
  * re-selects both legs).
  */
 export function legFailure(h: LegHandle, failure: LegFailure): GatewayError {
+  h.span?.end('failed', failure.error.code);
   h.worker.circuit.record(failure.outcome);
   closeLeg(h, 'failed');
   return failure.error;

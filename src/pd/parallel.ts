@@ -6,11 +6,17 @@
  * off the request path: its outcome, bounded in time, still reaches its own breaker and the log.
  */
 import type { Lease } from '../util/lease.js';
+import type { AttemptSpan, CallSpan } from '../observability/tracing.js';
 import type { Timer } from '@switchyard/kit';
 import { BACKGROUND } from '../util/every.js';
 import type { Answer } from '../routing/answer.js';
 import type { RequestContext } from '../routing/request-context.js';
-import { planBootstrap, serializeWithBootstrap, type LegFields } from './bootstrap.js';
+import {
+  planBootstrap,
+  serializeWithBootstrap,
+  type BootstrapPlan,
+  type LegFields,
+} from './bootstrap.js';
 import { decodeAnswer, DecodeFailedEarly } from './decode-answer.js';
 import {
   closeLeg,
@@ -121,12 +127,23 @@ function retireDecode(partner: LegHandle, cause: string, deps: PdDeps): void {
   });
 }
 
+/** The rendezvous on a leg's span: what pairs this prefill with this decode in the engines. */
+function traceBootstrap(span: CallSpan, plan: BootstrapPlan): void {
+  span.set('switchyard.pd.bootstrap_host', plan.host);
+  if (plan.port !== null) span.set('switchyard.pd.bootstrap_port', plan.port);
+  span.set(
+    'switchyard.pd.bootstrap_room',
+    plan.batched ? plan.rooms.map(String) : String(plan.rooms[0] ?? 0n),
+  );
+}
+
 export async function dispatchParallel(
   ctx: RequestContext,
   pair: Pair,
   deps: PdDeps,
   slot?: Lease,
   claim?: Lease,
+  attempt?: AttemptSpan,
 ): Promise<Answer> {
   const plan = planBootstrap(ctx.endpoint, ctx.body, pair.prefill.url, pair.prefill.bootstrapPort);
   const ranks = rankFields(pair);
@@ -134,8 +151,10 @@ export async function dispatchParallel(
   const decodeBody = serializeWithBootstrap(ctx.body, plan, ranks.decode);
   const series = routerSeriesOf(deps.metrics).pd(ctx.modelLabel, pair.prefill.runtime);
   // Both leases are taken in this synchronous step, right after selection.
-  const p = startLeg('prefill', pair.prefill, ctx, prefillBody, deps, slot);
-  const d = startLeg('decode', pair.decode, ctx, decodeBody, deps, claim);
+  const p = startLeg('prefill', pair.prefill, ctx, prefillBody, deps, slot, attempt);
+  const d = startLeg('decode', pair.decode, ctx, decodeBody, deps, claim, attempt);
+  if (p.span) traceBootstrap(p.span, plan);
+  if (d.span) traceBootstrap(d.span, plan);
   const prefill = new PrefillDrain(p, ctx, deps, series);
   const merge = wantsLogprobs(ctx.body);
   const race = await formPair(prefill, d, merge);

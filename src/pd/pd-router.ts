@@ -5,6 +5,7 @@
  * fresh rooms; every attempt releases its leases before the executor backs off.
  */
 import { GatewayError } from '../errors/gateway-error.js';
+import type { AttemptSpan } from '../observability/tracing.js';
 import type { RequestContext } from '../routing/request-context.js';
 import { withRetry, type RetryConfig } from '../routing/retry.js';
 import type { Answer } from '../routing/answer.js';
@@ -38,11 +39,15 @@ export class PdRouter implements Router {
    * One attempt: the pair through admission, then the dispatch; on success the legs hold the
    * slot and the claim until their answer ends.
    */
-  async #attempt(ctx: RequestContext, budget: WaitBudget | undefined): Promise<Answer> {
+  async #attempt(
+    ctx: RequestContext,
+    budget: WaitBudget | undefined,
+    span: AttemptSpan | undefined,
+  ): Promise<Answer> {
     let admitted: AdmittedPair | undefined;
     try {
       admitted = await this.#selector.acquire(ctx, roomsFor(ctx), budget);
-      return await this.#dispatch(ctx, admitted.pair, admitted.slot, admitted.claim);
+      return await this.#dispatch(ctx, admitted.pair, admitted.slot, admitted.claim, span);
     } catch (err) {
       // Normally released when their legs end; this covers every other exit.
       admitted?.slot?.release();
@@ -57,6 +62,7 @@ export class PdRouter implements Router {
     pair: Pair,
     slot: PrefillSlot | undefined,
     claim: DecodeClaim | undefined,
+    span: AttemptSpan | undefined,
   ): Promise<Answer> {
     if (claim && claim.granted < claim.requested) {
       // Wider than the window: paced chunks inside this one claim and one prefill slot.
@@ -66,11 +72,11 @@ export class PdRouter implements Router {
           `This request needs ${claim.requested} decode sequences but the decode running window is ${claim.granted}; send at most ${claim.granted} samples per request`,
           { retryable: false },
         );
-      return this.#paced(ctx, pair, slot, claim);
+      return this.#paced(ctx, pair, slot, claim, span);
     }
     return pair.prefill.runtime === 'vllm'
-      ? dispatchSequential(ctx, pair, this.deps, slot, claim)
-      : dispatchParallel(ctx, pair, this.deps, slot, claim);
+      ? dispatchSequential(ctx, pair, this.deps, slot, claim, span)
+      : dispatchParallel(ctx, pair, this.deps, slot, claim, span);
   }
 
   /** Paced chunks hold the request's one slot and claim until the merged answer is written. */
@@ -79,11 +85,12 @@ export class PdRouter implements Router {
     pair: Pair,
     slot: PrefillSlot | undefined,
     claim: DecodeClaim,
+    span: AttemptSpan | undefined,
   ): Promise<Answer> {
     const answer = await dispatchPaced(
       ctx,
       claim.granted,
-      (chunk) => dispatchParallel(chunk, pair, this.deps),
+      (chunk) => dispatchParallel(chunk, pair, this.deps, undefined, undefined, span),
       pair.decode,
     );
     if (slot) answer.leases.push(slot);
@@ -97,11 +104,13 @@ export class PdRouter implements Router {
     // One wait budget per client request, shared by every attempt: retries never multiply it.
     const budget = this.deps.decodeAdmission?.newBudget();
     return withRouterMetrics(metrics, series, ctx, () =>
-      withRetry(() => this.#attempt(ctx, budget), this.deps.retry, {
+      withRetry((_, span) => this.#attempt(ctx, budget, span), this.deps.retry, {
         random: this.deps.random,
         signal: ctx.signal,
         hooks: retryMetricHooks(metrics, ['prefill', 'decode'], ctx),
         clock: this.deps.clock,
+        trace: ctx.trace,
+        attemptCallsWorker: false,
       }),
     );
   }

@@ -6,6 +6,7 @@
  * contacted records nothing.
  */
 import type { Lease } from '../util/lease.js';
+import type { AttemptSpan } from '../observability/tracing.js';
 import type { Answer } from '../routing/answer.js';
 import type { RequestContext } from '../routing/request-context.js';
 import type { JsonObject } from '../util/json.js';
@@ -65,6 +66,7 @@ export async function dispatchSequential(
   deps: PdDeps,
   slot?: Lease,
   claim?: Lease,
+  attempt?: AttemptSpan,
 ): Promise<Answer> {
   const { metrics, logger } = deps;
   const plan = connectorFor(pair.prefill);
@@ -96,7 +98,10 @@ export async function dispatchSequential(
       Buffer.from(JSON.stringify(withRank(probe, pair.prefill))),
       deps,
       slot,
+      attempt,
     );
+    p.span?.set('switchyard.pd.kv_connector', plan.mode);
+    if (transferId) p.span?.set('switchyard.pd.kv_transfer_id', transferId);
     const head = await p.head;
     if (!head.ok) throw failLeg(ctx, p, head);
     let text: string;
@@ -137,7 +142,12 @@ export async function dispatchSequential(
     Buffer.from(JSON.stringify(withRank(decodeBody, pair.decode))),
     deps,
     claim,
+    attempt,
   );
+  d.span?.set('switchyard.pd.kv_connector', plan.mode);
+  const handoff = decodeBody.kv_transfer_params as { transfer_id?: unknown } | undefined;
+  if (typeof handoff?.transfer_id === 'string')
+    d.span?.set('switchyard.pd.kv_transfer_id', handoff.transfer_id);
   const head = await d.head;
   if (!head.ok) throw failLeg(ctx, d, head);
   series.ttft.observe((performance.now() - started) / 1000);

@@ -31,6 +31,14 @@ export function answerFromDecode(
     headers: prefillRan ? { 'x-smg-prefill-worker-id': pair.prefill.key } : undefined,
     // Released when the answer ends, but given back only once the decode call is over: a decode
     // deferring its abort still holds its seat in the engine's window.
-    leases: [{ release: () => releaseWhenClosed(d) }, ...extra],
+    leases: [
+      {
+        release: (end) => {
+          d.span?.end(end);
+          releaseWhenClosed(d);
+        },
+      },
+      ...extra,
+    ],
   });
 }

@@ -8,7 +8,9 @@ import { EngineCallError, type EngineClient, type GenerateCall } from '../../eng
 import type { GenerateInput } from '../../engine/types.js';
 import type { ErrorCode } from '../../errors/catalog.js';
 import { GatewayError } from '../../errors/gateway-error.js';
-import type { TraceHeaders } from '../../observability/trace-context.js';
+import { workerTraceContext } from '../../observability/trace-context.js';
+import type { AttemptSpan, CallSpan } from '../../observability/tracing.js';
+import type { RequestContext } from '../../routing/request-context.js';
 import { lease, type Lease } from '../../util/lease.js';
 import { outcomeForStatus, type Outcome } from '../../workers/circuit-breaker.js';
 import type { Worker } from '../../workers/worker.js';
@@ -23,12 +25,15 @@ export interface GrpcLeg {
   /** The prefill admission slot or the decode room claim this leg holds while it runs. */
   readonly admission: Lease | undefined;
   readonly sentAt: number;
+  /** The leg's span (`--enable-trace`): the parent the engine's traceparent metadata names. */
+  readonly span: CallSpan | undefined;
 }
 
 /**
  * Sends the leg: one call per input (a fan-out split into single-sample calls is one leg, its
  * calls merged), each with its own load lease, taken now, synchronously with the selection.
- * `trace` is the W3C trace context each call carries as metadata.
+ * Each call carries the client's W3C trace context as metadata (`ctx`), with the leg's own span,
+ * under its attempt's (`attempt`), as the traceparent when tracing is on.
  */
 export function startGrpcLeg(
   leg: PdLeg,
@@ -36,8 +41,11 @@ export function startGrpcLeg(
   client: EngineClient,
   inputs: readonly GenerateInput[],
   admission: Lease | undefined,
-  trace?: TraceHeaders,
+  ctx?: Pick<RequestContext, 'headers'>,
+  attempt?: AttemptSpan,
 ): GrpcLeg {
+  const span = attempt?.startLeg(leg, worker.url);
+  const trace = ctx && workerTraceContext(ctx.headers, span?.traceparent());
   const loads: Lease[] = [];
   const calls: GenerateCall[] = [];
   try {
@@ -51,11 +59,12 @@ export function startGrpcLeg(
     for (const c of calls) c.disposeNow();
     for (const l of loads) l.release();
     admission?.release();
+    span?.end('error', 'internal_error');
     throw err;
   }
   const call = calls.length === 1 && calls[0] !== undefined ? calls[0] : new FanoutCall(calls);
   const load = loads.length === 1 && loads[0] !== undefined ? loads[0] : allOf(loads);
-  return { leg, worker, call, load, admission, sentAt: performance.now() };
+  return { leg, worker, call, load, admission, sentAt: performance.now(), span };
 }
 
 function allOf(leases: readonly Lease[]): Lease {
@@ -70,6 +79,8 @@ function allOf(leases: readonly Lease[]): Lease {
  * in the engine's running window, so it keeps its load and its room claim until then.
  */
 export function endLeg(h: GrpcLeg, how: 'completed' | 'dispose' | 'now'): void {
+  // A span already ended with a sharper outcome (failed, the answer's end) keeps it.
+  h.span?.end(how === 'completed' ? 'complete' : 'aborted');
   if (how === 'completed') h.call.markCompleted();
   if (how === 'now') h.call.disposeNow();
   else h.call.dispose();

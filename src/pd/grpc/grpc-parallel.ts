@@ -13,7 +13,6 @@
 import type { Clock, Timer } from '@switchyard/kit';
 import type { GenerateInput } from '../../engine/types.js';
 import { GatewayError } from '../../errors/gateway-error.js';
-import { workerTraceContext } from '../../observability/trace-context.js';
 import type { Outcome } from '../../workers/circuit-breaker.js';
 import type { Worker } from '../../workers/worker.js';
 import { engineInput, freshRequestId } from '../../grpc/engine-input.js';
@@ -62,7 +61,8 @@ export async function dispatchGrpcParallel(deps: GrpcPdDeps, a: GrpcPdAttempt): 
     deps.engines.get(pair.prefill),
     inputs(pair.prefill),
     takeSlot(a),
-    workerTraceContext(ctx.headers),
+    ctx,
+    a.span,
   );
   let d: GrpcLeg;
   try {
@@ -72,11 +72,20 @@ export async function dispatchGrpcParallel(deps: GrpcPdDeps, a: GrpcPdAttempt): 
       deps.engines.get(pair.decode),
       inputs(pair.decode),
       takeClaim(a),
-      workerTraceContext(ctx.headers),
+      ctx,
+      a.span,
     );
   } catch (err) {
     endLeg(p, 'now');
     throw err;
+  }
+  for (const leg of [p, d]) {
+    leg.span?.set('switchyard.pd.bootstrap_host', host);
+    leg.span?.set('switchyard.pd.bootstrap_port', port);
+    leg.span?.set(
+      'switchyard.pd.bootstrap_room',
+      dispatches.map(({ room }) => String(room)),
+    );
   }
   // Deferred from the start: a client may leave while the KV handoff is under way.
   d.call.deferAbortUntilFirstItem();
@@ -93,6 +102,8 @@ export async function dispatchGrpcParallel(deps: GrpcPdDeps, a: GrpcPdAttempt): 
   }
   if (race.kind === 'failed') {
     // The partner is retired at once; its breaker hears only what it did itself.
+    race.leg.span?.end('failed', race.error.code);
+    (race.leg === d ? p : d).span?.end('retired');
     recordRetiredOutcome(race.leg === d ? p : d);
     prefill.retire();
     endLeg(d, 'now');

@@ -7,6 +7,7 @@ import type { ModelParsers } from '../../grpc/chat-parsing.js';
 import type { GrpcPlan } from '../../grpc/plan.js';
 import type { PreparedPrompt } from '../../grpc/prepare.js';
 import type { RequestContext } from '../../routing/request-context.js';
+import type { AttemptSpan } from '../../observability/tracing.js';
 import type { Worker } from '../../workers/worker.js';
 import type { Pair, PdDeps } from '../pd-deps.js';
 
@@ -31,6 +32,8 @@ export interface GrpcPdAttempt {
    * releases only what no leg took.
    */
   admitted: AdmittedPair;
+  /** The attempt's span (`--enable-trace`): the legs' spans go under it. */
+  span?: AttemptSpan | undefined;
 }
 
 export function takeSlot(a: GrpcPdAttempt): PrefillSlot | undefined {

@@ -8,6 +8,7 @@
 import type { Random } from '@switchyard/kit';
 import type { WaitBudget } from '../../admission/decode-admission.js';
 import { GatewayError } from '../../errors/gateway-error.js';
+import type { AttemptSpan } from '../../observability/tracing.js';
 import { preparedFor, type TokenizerLookup } from '../../grpc/engine-input.js';
 import { planFor, type GrpcPlan } from '../../grpc/plan.js';
 import type { PreparedPrompt } from '../../grpc/prepare.js';
@@ -44,12 +45,18 @@ export class GrpcPdRouter {
     return withRouterMetrics(metrics, series, ctx, () => {
       // Bad input is refused before any worker is chosen or admission is taken.
       const plan = planFor(ctx);
-      return withRetry(() => this.#attempt(ctx, plan, prepared, budget), this.deps.retry, {
-        random: this.deps.random,
-        signal: ctx.signal,
-        hooks: retryMetricHooks(metrics, ['prefill', 'decode'], ctx),
-        clock: this.deps.clock,
-      });
+      return withRetry(
+        (_, span) => this.#attempt(ctx, plan, prepared, budget, span),
+        this.deps.retry,
+        {
+          random: this.deps.random,
+          signal: ctx.signal,
+          hooks: retryMetricHooks(metrics, ['prefill', 'decode'], ctx),
+          clock: this.deps.clock,
+          trace: ctx.trace,
+          attemptCallsWorker: false,
+        },
+      );
     });
   }
 
@@ -58,6 +65,7 @@ export class GrpcPdRouter {
     plan: GrpcPlan,
     cache: Map<string, PreparedPrompt>,
     budget: WaitBudget | undefined,
+    span: AttemptSpan | undefined,
   ): Promise<Answer> {
     let admitted: AdmittedPair | undefined;
     try {
@@ -84,7 +92,7 @@ export class GrpcPdRouter {
         plan.sampling,
         pair.decode.labels.default_sampling_params_json,
       );
-      const attempt = { ctx, plan, prepared, sampling, pair, admitted };
+      const attempt = { ctx, plan, prepared, sampling, pair, admitted, span };
       const runtime = pair.prefill.runtime;
       if (runtime === 'vllm') return await dispatchGrpcSequential(this.deps, attempt);
       if (runtime === 'sglang' || runtime === 'tokenspeed')

@@ -10,7 +10,6 @@
  */
 import { EngineCallError, type GenerateInput, type SamplingInput } from '../../engine/types.js';
 import { engineInput, freshRequestId } from '../../grpc/engine-input.js';
-import { workerTraceContext } from '../../observability/trace-context.js';
 import { startedInTime } from '../../grpc/start-wait.js';
 import type { Answer } from '../../routing/answer.js';
 import type { RequestContext } from '../../routing/request-context.js';
@@ -111,8 +110,11 @@ export async function dispatchGrpcSequential(deps: GrpcPdDeps, a: GrpcPdAttempt)
       deps.engines.get(pair.prefill),
       [probe],
       takeSlot(a),
-      workerTraceContext(ctx.headers),
+      ctx,
+      a.span,
     );
+    p.span?.set('switchyard.pd.kv_connector', connector.mode);
+    if (transferId) p.span?.set('switchyard.pd.kv_transfer_id', transferId);
     const returned = await drainProbe(p, ctx, deps);
     series.prefillDuration.observe((performance.now() - p.sentAt) / 1000);
     prefillEndedAt = performance.now();
@@ -144,8 +146,10 @@ export async function dispatchGrpcSequential(deps: GrpcPdDeps, a: GrpcPdAttempt)
     deps.engines.get(pair.decode),
     [decodeInput],
     takeClaim(a),
-    workerTraceContext(ctx.headers),
+    ctx,
+    a.span,
   );
+  d.span?.set('switchyard.pd.kv_connector', connector.mode);
   // Only a decode with a handoff may be mid-transfer when the client leaves.
   if (kvJson !== undefined) d.call.deferAbortUntilFirstItem();
   try {
@@ -194,9 +198,10 @@ function failLeg(ctx: RequestContext, h: GrpcLeg, err: unknown): unknown {
     endLeg(h, 'dispose');
     return ctx.signal.reason;
   }
-  endLeg(h, 'now');
   const started = !(err instanceof EngineCallError && err.beforeStart);
   const { error, outcome } = legError(h, err, started ? 'stream' : 'start');
+  h.span?.end('failed', error.code);
+  endLeg(h, 'now');
   h.worker.circuit.record(outcome);
   return error;
 }
