@@ -70,7 +70,8 @@ export function inferenceHandler(endpoint: Endpoint) {
       method: req.method ?? 'POST',
       route: path,
       requestId: requestIdOf(req),
-      headers: req.headers,
+      // Without the headers the client's `Connection` nominated: a traceparent meant for one hop.
+      headers: clientHeadersOf(req),
     });
     let permit: Lease | undefined;
     // One listener releases everything the request holds once its response is over, whichever
