@@ -12,6 +12,7 @@
 //   node --import tsx bench/overhead/run.ts            (~4 min; writes bench/results/overhead.json)
 //   OVERHEAD_REPS=1 OVERHEAD_SECONDS=2 ...             (quick look)
 //   node --import tsx bench/overhead/run.ts --profile  (Switchyard only, under node --cpu-prof)
+//   node --import tsx bench/overhead/run.ts --tracing  (Switchyard untraced vs --enable-trace)
 //   OVERHEAD_WORKERS=1000 ... --profile               (the same behind a 1,000-worker fleet)
 import { mkdirSync, rmSync } from 'node:fs';
 import { freePort, ownProcessGroup, pinSelf, type Managed } from '../lib/proc.js';
@@ -24,6 +25,7 @@ import {
   startSimFleet,
 } from '../lib/services.js';
 import { profileGateway } from './profile.js';
+import { runTracingComparison } from './tracing.js';
 import { ensureProxies, startHaproxy, startNginx } from './proxies.js';
 import { report, type RunRecord } from './report.js';
 import { measure, PD_WORKLOAD, WORKLOADS, type PathUnderTest, type Workload } from './workloads.js';
@@ -35,6 +37,7 @@ const WORKERS = Number(process.env['OVERHEAD_WORKERS'] ?? 4);
 
 async function main(): Promise<void> {
   const profile = process.argv.includes('--profile');
+  const tracing = process.argv.includes('--tracing');
   const pinned = pinSelf('1');
   const cpuProxy = pinned ? '0' : undefined;
   const cpuSim = pinned ? '1' : undefined;
@@ -62,6 +65,19 @@ async function main(): Promise<void> {
     procs.push(pdFleet.proc);
     if (profile) {
       await profileGateway(fleet, pdFleet, dir, cpuProxy);
+      return;
+    }
+    if (tracing) {
+      await runTracingComparison({
+        fleet,
+        pdWorkers: pdFleet.workers,
+        pdSim: pdFleet.proc,
+        reps: REPS,
+        seconds: SECONDS,
+        cpuProxy,
+        cpuSim,
+        procs,
+      });
       return;
     }
     const tools = ensureProxies();
