@@ -143,6 +143,9 @@ export async function runDemo(argv: readonly string[]): Promise<number> {
     throw new UsageError(
       '--runtime vllm needs --protocol grpc (over HTTP a vLLM connector cannot be discovered)',
     );
+  const loadRps = Number(flags.loadRps);
+  if (loadRps < 0 || loadRps > 1000)
+    throw new UsageError(`--load-rps must be between 0 and 1000, got ${loadRps}`);
   const count = shape === 'pd' ? 0 : Number(flags.workers);
   if (shape !== 'pd' && (count < 1 || count > 64))
     throw new UsageError(`--workers must be between 1 and 64, got ${count}`);
@@ -272,7 +275,7 @@ export async function runDemo(argv: readonly string[]): Promise<number> {
       ? startDemoLoad({
           url: gateway.url,
           model,
-          rps: Number(flags.loadRps),
+          rps: loadRps,
           burst: DEMO_DECODE_WINDOW * 3,
         })
       : undefined;
