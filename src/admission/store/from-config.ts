@@ -8,7 +8,6 @@ import type { GatewayConfig } from '../../config/schema.js';
 import type { Logger } from '../../observability/logger.js';
 import { clusterStoreIfWorker } from './cluster-store.js';
 import { InProcessStore } from './in-process-store.js';
-import { RedisStore } from './redis-store.js';
 import type { AdmissionStore } from './types.js';
 
 export interface StoreDeps {
@@ -21,6 +20,8 @@ export async function admissionStoreFromConfig(
   deps: StoreDeps,
 ): Promise<AdmissionStore> {
   if (config.admissionStore !== undefined) {
+    // Loaded only here: ioredis takes a tenth of a second to import, for every gateway process.
+    const { RedisStore } = await import('./redis-store.js');
     const store = await RedisStore.open({
       url: config.admissionStore,
       leaseMs: config.admissionLeaseSecs * 1000,
