@@ -54,6 +54,7 @@ import {
   type KubernetesDiscovery,
   type KubernetesDiscoveryDeps,
 } from '../discovery/kubernetes/discovery.js';
+import type { KubeClient } from '../discovery/kubernetes/kube-client.js';
 import { GatewayAuth } from './auth.js';
 import { BodyBudget } from './body-budget.js';
 
@@ -70,7 +71,10 @@ export interface ComponentOptions {
   /** Where admission claims are counted (startGateway opens the configured one); in-process if absent. */
   admissionStore?: AdmissionStore;
   /** `--service-discovery`: the API server to watch and timing knobs (tests point it at a fake). */
-  kube?: Pick<KubernetesDiscoveryDeps, 'kubeConfig' | 'settleMs' | 'backoff'>;
+  kube?: Pick<KubernetesDiscoveryDeps, 'kubeConfig' | 'settleMs' | 'backoff'> & {
+    /** The client library; startGateway loads it when `--service-discovery` is given. */
+    client?: KubeClient | undefined;
+  };
   /** `--enable-trace`'s tracer (startGateway loads it, since loading is async); none = untraced. */
   tracer?: RequestTracer | undefined;
 }

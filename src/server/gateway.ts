@@ -17,6 +17,7 @@ import { buildComponents, type ComponentOptions, type Components } from './compo
 import { createGatewayServer, type GatewayServer } from './http-server.js';
 import { createProbeServer } from './probe-server.js';
 import { dashboardFromConfig, type Dashboard } from '../dashboard/dashboard.js';
+import { loadKubeClient } from '../discovery/kubernetes/kube-client.js';
 
 export interface GatewayOptions extends ComponentOptions {
   /**
@@ -107,7 +108,17 @@ export async function startGateway(
     : undefined;
   let internals: Components;
   try {
-    internals = buildComponents(config, { ...opts, logger, clock, admissionStore, tracer });
+    // Imported only when discovery runs (it takes most of a second to load).
+    const kubeClient =
+      opts.kube?.client ?? (config.serviceDiscovery ? await loadKubeClient() : undefined);
+    internals = buildComponents(config, {
+      ...opts,
+      logger,
+      clock,
+      admissionStore,
+      tracer,
+      kube: { ...opts.kube, client: kubeClient },
+    });
   } catch (err) {
     // A Redis store reconnects forever: a gateway that never started must not keep it open.
     await Promise.all([admissionStore.close(), tracer?.shutdown()]);

@@ -16,6 +16,7 @@ import type { WorkerService } from '../../workers/service.js';
 import type { Worker } from '../../workers/worker.js';
 import type { BackoffConfig } from './backoff.js';
 import { loadKubeConfig } from './kube-config.js';
+import type { KubeClient } from './kube-client.js';
 import { parseModelIdSource } from './model-id-source.js';
 import { POD_UID_LABEL, type PodReadConfig } from './pod.js';
 import { PodWatcher } from './pod-watcher.js';
@@ -34,6 +35,8 @@ export interface KubernetesDiscoveryDeps {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly random: Random;
+  /** The client library, loaded by the caller (`loadKubeClient`) only when discovery runs. */
+  readonly client: KubeClient;
   /** The API server and credentials; default `loadKubeConfig()` (tests point it at a fake). */
   readonly kubeConfig?: KubeConfig | undefined;
   /** Test knobs: the coalescing delay and the watch's reconnect backoff. */
@@ -57,9 +60,11 @@ type DiscoveryFlags = Pick<
 /** The discovery of `--service-discovery`, or undefined without the flag. */
 export function kubernetesDiscoveryFromConfig(
   c: DiscoveryFlags,
-  deps: KubernetesDiscoveryDeps,
+  deps: Omit<KubernetesDiscoveryDeps, 'client'> & { readonly client?: KubeClient | undefined },
 ): KubernetesDiscovery | undefined {
   if (!c.serviceDiscovery) return undefined;
+  const { client } = deps;
+  if (!client) throw new Error('--service-discovery: the Kubernetes client was not loaded');
   const read: PodReadConfig = {
     pdMode: c.pdDisaggregation,
     selector: parseSelector(c.selector),
@@ -69,7 +74,7 @@ export function kubernetesDiscoveryFromConfig(
     bootstrapPortAnnotation: c.bootstrapPortAnnotation,
     modelIdSource: c.modelIdFrom === undefined ? undefined : parseModelIdSource(c.modelIdFrom),
   };
-  return new KubernetesDiscovery(read, c.serviceDiscoveryNamespace, deps);
+  return new KubernetesDiscovery(read, c.serviceDiscoveryNamespace, { ...deps, client });
 }
 
 export class KubernetesDiscovery {
@@ -97,7 +102,8 @@ export class KubernetesDiscovery {
       ? [config.prefillSelector, config.decodeSelector]
       : [config.selector];
     this.#watcher = new PodWatcher({
-      kubeConfig: deps.kubeConfig ?? loadKubeConfig(),
+      client: deps.client,
+      kubeConfig: deps.kubeConfig ?? loadKubeConfig(deps.client),
       namespace,
       labelSelector: selectorString(serverSelector(roles)),
       clock: deps.clock,

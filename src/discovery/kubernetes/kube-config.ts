@@ -6,7 +6,8 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClient } from './kube-client.js';
 
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
@@ -14,7 +15,7 @@ const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/tok
  * The default configuration. Throws when there is none: client-node would otherwise fall back
  * to an unauthenticated `http://localhost:8080` and discovery would fail on every attempt.
  */
-export function loadKubeConfig(): KubeConfig {
+export function loadKubeConfig(client: KubeClient): KubeConfig {
   const kubeconfig = process.env.KUBECONFIG;
   const found =
     (kubeconfig !== undefined && kubeconfig !== '') ||
@@ -25,7 +26,7 @@ export function loadKubeConfig(): KubeConfig {
       `--service-discovery: no Kubernetes configuration (no $KUBECONFIG, no ~/.kube/config, and no service account token at ${SERVICE_ACCOUNT_TOKEN})`,
     );
   }
-  const config = new KubeConfig();
+  const config = new client.KubeConfig();
   config.loadFromDefault();
   return config;
 }

@@ -8,13 +8,8 @@
  * (dist/cache.js) ListWatch stops for good on any error but a 410, reconnects with no delay at
  * all after a clean close, and a `stop()` during a re-list still opens the next watch.
  */
-import {
-  CoreV1Api,
-  Observable,
-  Watch,
-  type KubeConfig,
-  type ObservableMiddleware,
-} from '@kubernetes/client-node';
+import type { CoreV1Api, KubeConfig, ObservableMiddleware } from '@kubernetes/client-node';
+import type { KubeClient } from './kube-client.js';
 import type { Clock, Random, Timer } from '@switchyard/kit';
 import type { Logger } from '../../observability/logger.js';
 import { BACKGROUND } from '../../util/every.js';
@@ -23,6 +18,7 @@ import type { PodObject } from './pod.js';
 import { PodStore } from './pod-store.js';
 
 export interface PodWatcherOptions {
+  readonly client: KubeClient;
   readonly kubeConfig: KubeConfig;
   /** Undefined: every namespace (`/api/v1/pods`). */
   readonly namespace: string | undefined;
@@ -64,7 +60,7 @@ export class PodWatcher {
   readonly #path: string;
 
   constructor(private readonly opts: PodWatcherOptions) {
-    this.#api = opts.kubeConfig.makeApiClient(CoreV1Api);
+    this.#api = opts.kubeConfig.makeApiClient(opts.client.CoreV1Api);
     this.#path =
       opts.namespace === undefined
         ? '/api/v1/pods'
@@ -131,6 +127,7 @@ export class PodWatcher {
     this.#stopping.signal.addEventListener('abort', onStop, { once: true });
     const timer = this.opts.clock.setTimer(LIST_TIMEOUT_MS, () => abort.abort(), BACKGROUND);
     // The generated client takes a signal only through a per-call middleware.
+    const { Observable } = this.opts.client;
     const withSignal: ObservableMiddleware = {
       pre: (context) => {
         context.setSignal(abort.signal);
@@ -206,17 +203,19 @@ export class PodWatcher {
         timeoutSeconds: Math.floor(MIN_WATCH_TIMEOUT_SECS * (1 + this.opts.random.next())),
       };
       if (this.opts.labelSelector !== '') params.labelSelector = this.opts.labelSelector;
-      new Watch(this.opts.kubeConfig).watch(this.#path, params, onEvent, onDone).then(
-        (c) => {
-          controller = c;
-          if (closedByUs || this.#stopping.signal.aborted) c.abort();
-        },
-        (err: unknown) => {
-          // No cluster in the config, or its credentials could not be read.
-          end.error = err;
-          resolve(end);
-        },
-      );
+      new this.opts.client.Watch(this.opts.kubeConfig)
+        .watch(this.#path, params, onEvent, onDone)
+        .then(
+          (c) => {
+            controller = c;
+            if (closedByUs || this.#stopping.signal.aborted) c.abort();
+          },
+          (err: unknown) => {
+            // No cluster in the config, or its credentials could not be read.
+            end.error = err;
+            resolve(end);
+          },
+        );
     });
   }
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { mathRandom, systemClock } from '@switchyard/kit';
 import { PodWatcher } from '../../../src/discovery/kubernetes/pod-watcher.js';
+import { loadKubeClient } from '../../../src/discovery/kubernetes/kube-client.js';
 import { capturingLogger } from '../../helpers/fake-engine.js';
 import { FakeKubeApi, podJson } from '../../helpers/fake-kube-api.js';
 import { waitFor } from '../../helpers/wait-for.js';
@@ -14,12 +15,14 @@ let api: FakeKubeApi;
 let watcher: PodWatcher;
 let log: ReturnType<typeof capturingLogger>;
 let changes = 0;
+const kubeClient = await loadKubeClient();
 
 const APP = { app: 'sglang' };
 
 /** Watches namespace `llm`, or every namespace with `null`. */
 function start(namespace: string | null = 'llm'): void {
   watcher = new PodWatcher({
+    client: kubeClient,
     kubeConfig: api.kubeConfig(),
     namespace: namespace ?? undefined,
     labelSelector: 'app=sglang',
