@@ -7,7 +7,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DashboardAssets } from './assets.js';
 import { BASIC_CHALLENGE, dashboardAccess } from './dashboard-auth.js';
 import type { DashboardFeed } from './feed.js';
-import type { DashboardFrame } from './frame.js';
 
 export interface DashboardRoutesOptions {
   /** Normalised path: a leading slash, no trailing one. */
@@ -99,18 +98,19 @@ function serveEvents(feed: DashboardFeed, req: IncomingMessage, res: ServerRespo
     return;
   }
   res.write(`retry: ${RECONNECT_MS}\n\n`);
-  res.write(event('history', feed.history()));
+  res.write(event('history', feed.historyJson()));
   // A page that does not keep up (a background tab, a slow link) misses frames instead of
   // making the gateway buffer them: a frame is written only when the last one has drained.
   let draining = false;
   res.on('drain', () => (draining = false));
-  const unsubscribe = feed.subscribe((frame: DashboardFrame) => {
+  const unsubscribe = feed.subscribe((_frame, json) => {
     if (draining) return;
-    draining = !res.write(event('frame', frame));
+    draining = !res.write(event('frame', json));
   });
   res.on('close', unsubscribe);
 }
 
-function event(name: string, data: unknown): string {
-  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+/** One server-sent event; JSON holds no raw newline, so `data` is one line. */
+function event(name: string, json: string): string {
+  return `event: ${name}\ndata: ${json}\n\n`;
 }

@@ -12,7 +12,8 @@ import { parseExposition } from './exposition.js';
 import { FRAME_INTERVAL_MS, HISTORY_FRAMES, type DashboardFrame } from './frame.js';
 import { FrameBuilder } from './frame-builder.js';
 
-export type FrameListener = (frame: DashboardFrame) => void;
+/** A frame and its JSON, serialised once however many pages receive it. */
+export type FrameListener = (frame: DashboardFrame, json: string) => void;
 
 export interface DashboardFeedOptions {
   /** The metrics exposition text, as `/metrics` would answer now. */
@@ -27,7 +28,7 @@ export interface DashboardFeedOptions {
 export class DashboardFeed {
   readonly #opts: DashboardFeedOptions;
   readonly #listeners = new Set<FrameListener>();
-  #history: DashboardFrame[] = [];
+  #history: { frame: DashboardFrame; json: string }[] = [];
   #builder = new FrameBuilder();
   #stop: (() => void) | undefined;
   #rendering = false;
@@ -41,7 +42,12 @@ export class DashboardFeed {
 
   /** Frames kept, oldest first. */
   history(): readonly DashboardFrame[] {
-    return this.#history;
+    return this.#history.map((entry) => entry.frame);
+  }
+
+  /** The kept frames as one JSON array, from the strings already made for the live pages. */
+  historyJson(): string {
+    return `[${this.#history.map((entry) => entry.json).join(',')}]`;
   }
 
   /** Receives every frame from the next tick on; returns the unsubscribe. */
@@ -71,11 +77,21 @@ export class DashboardFeed {
     this.#tick();
   }
 
+  #publish(text: string): void {
+    const frame = this.#builder.next(parseExposition(text), (this.#opts.wallClock ?? Date.now)());
+    const json = JSON.stringify(frame);
+    this.#history.push({ frame, json });
+    if (this.#history.length > HISTORY_FRAMES) this.#history.shift();
+    for (const listener of this.#listeners) listener(frame, json);
+  }
+
   #tick(): void {
     const idle = this.#idleSince;
     if (idle !== undefined && this.#opts.clock.now() - idle >= HISTORY_FRAMES * FRAME_INTERVAL_MS) {
       this.#stop?.();
       this.#stop = undefined;
+      // Kept, they would greet the next page with a fleet as it was when the last one left.
+      this.#history = [];
       return;
     }
     // A render slower than a second (a busy primary) skips ticks instead of piling them up.
@@ -85,13 +101,13 @@ export class DashboardFeed {
       (text) => {
         this.#rendering = false;
         if (this.#closed) return;
-        const frame = this.#builder.next(
-          parseExposition(text),
-          (this.#opts.wallClock ?? Date.now)(),
-        );
-        this.#history.push(frame);
-        if (this.#history.length > HISTORY_FRAMES) this.#history.shift();
-        for (const listener of this.#listeners) listener(frame);
+        // Inside a promise callback a throw would be an unhandled rejection, which ends the
+        // process: a frame that cannot be built is reported and skipped instead.
+        try {
+          this.#publish(text);
+        } catch (err) {
+          this.#opts.onError?.(err);
+        }
       },
       (err: unknown) => {
         this.#rendering = false;
