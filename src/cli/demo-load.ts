@@ -30,11 +30,12 @@ const PROMPTS = [
   'Describe a busy train yard at dawn.',
 ];
 
-/** Starts the load; the returned function stops it and waits for requests in flight to end. */
+/** Starts the load; the returned function stops it, cutting the requests in flight. */
 export function startDemoLoad(opts: DemoLoadOptions): () => Promise<void> {
   const random = opts.random ?? Math.random;
   const outstanding = new Set<Promise<void>>();
   let next: NodeJS.Timeout | undefined;
+  const abort = new AbortController();
   let stopped = false;
 
   const send = (model: string, maxTokens: number): void => {
@@ -51,6 +52,7 @@ export function startDemoLoad(opts: DemoLoadOptions): () => Promise<void> {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
+        signal: abort.signal,
       },
     )
       .then((res) => res.body.dump())
@@ -79,6 +81,8 @@ export function startDemoLoad(opts: DemoLoadOptions): () => Promise<void> {
     clearTimeout(next);
     clearInterval(burst);
     clearInterval(unknown);
+    // Ctrl+C should stop the demo now, not after the longest answer in flight.
+    abort.abort();
     await Promise.all([...outstanding]);
   };
 }
