@@ -181,6 +181,8 @@ export class PrefillDrain {
             'prefill failed after its head; aborting the decode leg',
           );
           this.#decode?.call?.abort(new Error(`prefill failed: ${reason}`));
+          // Ended here, or closeLeg below would export the failed leg as a normal drain.
+          p.span?.end('failed', failure.error.code);
         }
         break;
       case 'retired':

@@ -88,7 +88,11 @@ export class GrpcPrefillDrain {
     const kind = this.#phase === 'pair' || !started ? 'start' : 'stream';
     const { error, outcome } = legError(this.h, err, kind);
     // Aborted by the gateway (client gone): not the worker's fault.
-    if (!this.ctx.signal.aborted) this.h.worker.circuit.record(outcome);
+    if (!this.ctx.signal.aborted) {
+      this.h.worker.circuit.record(outcome);
+      // Ended first: endLeg's own end would export the failure as an abort.
+      this.h.span?.end('failed', error.code);
+    }
     endLeg(this.h, 'dispose');
     if (this.#phase === 'pair') {
       this.#notifyFailed(error);
