@@ -94,6 +94,9 @@ export function createMetricsServer(metrics: MetricsSource, dashboard?: Dashboar
   });
 }
 
+/** How long shutdown waits for the spans of requests it cut before flushing them. */
+const SPAN_SETTLE_MS = 1000;
+
 export async function startGateway(
   config: GatewayConfig,
   opts: GatewayOptions = {},
@@ -174,10 +177,19 @@ export async function startGateway(
       ),
       pools.closeAll(),
       internals.workerDispatcher.destroy().catch(() => undefined),
-      // Last: every request has ended and given its claims back, and ended its spans.
+      // Last: every request has ended and given its claims back.
       admissionStore.close(),
-      tracer?.shutdown(),
     ]);
+    if (tracer) {
+      // Requests cut when the grace period ran out end their spans in their close handlers, a
+      // few turns after their sockets were destroyed; a span ended after the exporter's shutdown
+      // would be dropped, so wait for them (briefly) before flushing.
+      const cut = new AbortController();
+      const wait = sleep(SPAN_SETTLE_MS, cut.signal, systemClock).catch(() => undefined);
+      await Promise.race([front.idle(), wait]);
+      cut.abort();
+      await tracer.shutdown();
+    }
   };
 
   const register = async (): Promise<WorkerSpec[]> => {
