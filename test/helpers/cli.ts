@@ -43,8 +43,12 @@ export async function runMain(
   let stderr = '';
   const out = process.stdout.write.bind(process.stdout);
   const err = process.stderr.write.bind(process.stderr);
-  process.stdout.write = (chunk: string | Uint8Array): boolean => ((stdout += String(chunk)), true);
-  process.stderr.write = (chunk: string | Uint8Array): boolean => ((stderr += String(chunk)), true);
+  // The command writes strings. The test runner reports this file's results on the same stdout
+  // as binary frames, and does so whenever the command awaits (a lazy import): those pass through.
+  process.stdout.write = (chunk: string | Uint8Array, ...rest: never[]): boolean =>
+    typeof chunk === 'string' ? ((stdout += chunk), true) : out(chunk, ...rest);
+  process.stderr.write = (chunk: string | Uint8Array, ...rest: never[]): boolean =>
+    typeof chunk === 'string' ? ((stderr += chunk), true) : err(chunk, ...rest);
   try {
     const status = await main(args);
     return { status, stdout, stderr };
