@@ -54,6 +54,8 @@ export function category(url: string, fn: string): string {
   if (url.includes('node_modules/prom-client/')) return 'metrics (prom-client)';
   if (url.includes('node_modules/pino')) return 'logging (pino)';
   if (url.includes('/dist/observability/metrics')) return 'metrics (ours)';
+  if (url.includes('node_modules/@opentelemetry/')) return 'tracing (OpenTelemetry SDK)';
+  if (url.includes('/dist/observability/otel-')) return 'tracing (ours)';
   if (url.includes('/dist/')) return 'Switchyard (ours)';
   if (/^node:(_http_|internal\/http|http)/.test(url)) return 'node:http (server, parsing)';
   if (/^node:(net|internal\/(net|stream_base_commons|tcp))/.test(url))
@@ -120,14 +122,20 @@ interface ProfileTarget {
   gateway: Omit<GatewayStart, 'cpus' | 'cpuProfDir'>;
 }
 
+/**
+ * `extraFlags` go to every gateway profiled (`--tracing`: `--enable-trace` and its endpoint);
+ * `label` names the result files (`overhead-profile` by default).
+ */
 export async function profileGateway(
   fleet: SimFleetProcess,
   pdFleet: SimFleetProcess,
   dir: string,
   cpus: string | undefined,
+  extraFlags: readonly string[] = [],
+  label = 'profile',
 ): Promise<void> {
   const results: Record<string, unknown> = {};
-  const regular = { workerUrls: fleet.urls, policy: 'round_robin' };
+  const regular = { workerUrls: fleet.urls, policy: 'round_robin', extraFlags };
   const targets: ProfileTarget[] = WORKLOADS.filter((x) => x.closed !== undefined).map((w) => ({
     name: w.name,
     w,
@@ -141,7 +149,7 @@ export async function profileGateway(
       gateway: {
         workerUrls: [],
         policy: 'round_robin',
-        extraFlags: pdGatewayFlags(pdFleet.workers),
+        extraFlags: [...pdGatewayFlags(pdFleet.workers), ...extraFlags],
         expectWorkers: pdFleet.workers.length,
       },
     });
@@ -174,7 +182,8 @@ export async function profileGateway(
     if (file === undefined)
       throw new Error(`no .cpuprofile written in ${profDir}:\n${gw.proc.output.join('\n')}`);
     mkdirSync(RESULTS_DIR, { recursive: true });
-    copyFileSync(`${profDir}/${file}`, `${RESULTS_DIR}overhead-${name}.cpuprofile`);
+    const prefix = label === 'profile' ? 'overhead' : `overhead-${label}`;
+    copyFileSync(`${profDir}/${file}`, `${RESULTS_DIR}${prefix}-${name}.cpuprofile`);
     const profile = JSON.parse(readFileSync(`${profDir}/${file}`, 'utf8')) as CpuProfile;
     const s = summarize(r);
     const fns = selfTimes(profile, Number(from / 1000n), Number(to / 1000n)).filter(
@@ -220,5 +229,5 @@ export async function profileGateway(
       top: fns.slice(0, 40).map((f) => ({ ...f, usPerRequest: perReq(f.selfUs) })),
     };
   }
-  console.log(`\nwrote ${writeResult('overhead-profile', { seconds: SECONDS, results })}`);
+  console.log(`\nwrote ${writeResult(`overhead-${label}`, { seconds: SECONDS, results })}`);
 }

@@ -13,6 +13,7 @@
 //   OVERHEAD_REPS=1 OVERHEAD_SECONDS=2 ...             (quick look)
 //   node --import tsx bench/overhead/run.ts --profile  (Switchyard only, under node --cpu-prof)
 //   node --import tsx bench/overhead/run.ts --tracing  (Switchyard untraced vs --enable-trace)
+//   ... --profile --tracing                             (the traced gateway under node --cpu-prof)
 //   OVERHEAD_WORKERS=1000 ... --profile               (the same behind a 1,000-worker fleet)
 import { mkdirSync, rmSync } from 'node:fs';
 import { freePort, ownProcessGroup, pinSelf, type Managed } from '../lib/proc.js';
@@ -25,7 +26,7 @@ import {
   startSimFleet,
 } from '../lib/services.js';
 import { profileGateway } from './profile.js';
-import { runTracingComparison } from './tracing.js';
+import { runTracingComparison, startSink } from './tracing.js';
 import { ensureProxies, startHaproxy, startNginx } from './proxies.js';
 import { report, type RunRecord } from './report.js';
 import { measure, PD_WORKLOAD, WORKLOADS, type PathUnderTest, type Workload } from './workloads.js';
@@ -63,6 +64,14 @@ async function main(): Promise<void> {
       cpuSim,
     );
     procs.push(pdFleet.proc);
+    if (profile && tracing) {
+      // The traced gateway under the profiler, exporting to the same sink as --tracing uses.
+      const sink = await startSink(cpuSim);
+      procs.push(sink.proc);
+      const flags = ['--enable-trace', '--otlp-traces-endpoint', sink.url];
+      await profileGateway(fleet, pdFleet, dir, cpuProxy, flags, 'profile-traced');
+      return;
+    }
     if (profile) {
       await profileGateway(fleet, pdFleet, dir, cpuProxy);
       return;

@@ -43,7 +43,8 @@ interface TracingOptions {
   procs: Managed[];
 }
 
-async function startSink(cpus: string | undefined): Promise<{ url: string; proc: Managed }> {
+/** The OTLP sink as a child process on `cpus`; its URL for `--otlp-traces-endpoint`. */
+export async function startSink(cpus: string | undefined): Promise<{ url: string; proc: Managed }> {
   const port = await freePort();
   const proc = startProcess('otlp-sink', process.execPath, ['-e', SINK_SOURCE, String(port)], {
     cpus,
