@@ -163,8 +163,8 @@ export const DELIBERATE_DEVIATIONS: readonly Deviation[] = [
     doc: 'docs/service-discovery.md (Where the API server comes from)',
   },
   {
-    title: 'Traces are exported over OTLP/HTTP, not OTLP/gRPC',
-    text: "With `--enable-trace`, SMG exports spans over OTLP/gRPC to `--otlp-traces-endpoint` (`host:port`, default `localhost:4317`, the OTLP/gRPC port); Switchyard exports OTLP/HTTP with JSON bodies through the OpenTelemetry JS SDK, to `http://host:port/v1/traces` for the same value (an `http(s)://` URL is taken too). Point the flag at the collector's OTLP/HTTP receiver, usually port 4318; the gateway warns at startup when the port is 4317. Its spans are its own (a server span per request, an attempt span per try, a span per PD leg), not SMG's `http_request` and `grpc_execute`; and the client's `traceparent`/`tracestate` reach gRPC engines as metadata even when tracing is off.",
+    title: 'Trace spans are named differently, and a URL endpoint means OTLP/HTTP',
+    text: "With `--enable-trace`, SMG's own form of `--otlp-traces-endpoint`, `host:port` (default `localhost:4317`), works as in SMG: OTLP/gRPC in plaintext. SMG also sends OTLP/gRPC to an `http://host:port` value; Switchyard takes an `http(s)://` URL as an OTLP/HTTP receiver (JSON bodies, `/v1/traces` appended when the URL has no path), so such a value needs the collector's OTLP/HTTP port (usually 4318; startup warns when it is 4317). The spans are Switchyard's own (a server span per request, an attempt span per try, a span per PD leg), not SMG's `http_request` and `grpc_execute`; and the client's `traceparent`/`tracestate` reach gRPC engines as metadata even when tracing is off.",
     doc: 'docs/observability.md (Traces)',
   },
 ];

@@ -111,7 +111,7 @@ export const SERVING_FLAGS: readonly CoreFlag[] = [
     key: 'enableTrace',
     kind: 'bool',
     default: false,
-    help: 'Export OpenTelemetry spans of each inference request (request, attempts, PD legs) over OTLP/HTTP',
+    help: 'Export OpenTelemetry spans of each inference request (request, attempts, PD legs) over OTLP',
   },
   {
     name: 'otlp-traces-endpoint',
@@ -119,7 +119,7 @@ export const SERVING_FLAGS: readonly CoreFlag[] = [
     kind: 'string',
     default: 'localhost:4317',
     metavar: '<host:port|url>',
-    help: "OTLP/HTTP receiver of --enable-trace: host:port (sent to http://host:port/v1/traces) or an http(s):// URL. The default is SMG's, the OTLP/gRPC port; an OTLP/HTTP receiver usually listens on 4318",
+    help: 'OTLP receiver of --enable-trace: host:port for OTLP/gRPC in plaintext (as SMG), or an http(s):// URL for OTLP/HTTP (/v1/traces appended when the URL has no path)',
   },
   // Health checks and worker lifecycle
   {

@@ -1,7 +1,8 @@
 /**
- * The OpenTelemetry `RequestTracer`: spans batched (BatchSpanProcessor) and exported over
- * OTLP/HTTP with JSON bodies to `--otlp-traces-endpoint`, as service `switchyard`. Imported
- * dynamically by tracing.ts, and only with `--enable-trace`.
+ * The OpenTelemetry `RequestTracer`: spans batched (BatchSpanProcessor) and exported to
+ * `--otlp-traces-endpoint` as service `switchyard`, over OTLP/gRPC for SMG's `host:port` or
+ * OTLP/HTTP for a URL (otlp-endpoint.ts). Imported dynamically by tracing.ts, and only with
+ * `--enable-trace`; it imports the one exporter the endpoint needs, dynamically too.
  *
  * The tracer provider is this gateway's own, never registered as the global one: a process may
  * run several gateways (tests, `launch --workers N` runs one per process anyway), and nothing
@@ -13,7 +14,6 @@ import {
   W3CTraceContextPropagator,
   type ExportResult,
 } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   BatchSpanProcessor,
@@ -22,7 +22,7 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
 import type { Logger } from './logger.js';
-import { OTLP_GRPC_PORT, otlpPort, parseOtlpEndpoint } from './otlp-endpoint.js';
+import { OTLP_GRPC_PORT, otlpPort, parseOtlpEndpoint, type OtlpEndpoint } from './otlp-endpoint.js';
 import { OtelRequestSpan } from './otel-spans.js';
 import type { RequestSpan, RequestTracer, TracedRequest, TracerOptions } from './tracing.js';
 
@@ -38,7 +38,7 @@ class ReportingExporter implements SpanExporter {
 
   constructor(
     private readonly inner: SpanExporter,
-    private readonly url: string,
+    private readonly endpoint: string,
     private readonly logger: Logger,
   ) {}
 
@@ -47,10 +47,11 @@ class ReportingExporter implements SpanExporter {
       const failed = result.code !== ExportResultCode.SUCCESS;
       if (failed && !this.#failing)
         this.logger.warn(
-          { endpoint: this.url, err: String(result.error), spans: spans.length },
-          'trace export failed; spans are dropped until the OTLP/HTTP receiver answers',
+          { endpoint: this.endpoint, err: String(result.error), spans: spans.length },
+          'trace export failed; spans are dropped until the OTLP receiver answers',
         );
-      if (!failed && this.#failing) this.logger.info({ endpoint: this.url }, 'trace export works');
+      if (!failed && this.#failing)
+        this.logger.info({ endpoint: this.endpoint }, 'trace export works');
       this.#failing = failed;
       done(result);
     });
@@ -104,29 +105,49 @@ class OtelRequestTracer implements RequestTracer {
   }
 }
 
-export function createOtelTracer(options: TracerOptions): RequestTracer {
+type ParsedEndpoint = Exclude<OtlpEndpoint, { ok: false }>;
+
+/** The exporter the endpoint needs, its module loaded now; a label and address for the logs. */
+async function exporterFor(
+  endpoint: ParsedEndpoint,
+  logger: Logger,
+): Promise<{ exporter: SpanExporter; protocol: string; address: string }> {
+  if (endpoint.protocol === 'grpc') {
+    const { otlpGrpcExporter } = await import('./otlp-grpc-exporter.js');
+    return {
+      exporter: otlpGrpcExporter(endpoint.target),
+      protocol: 'OTLP/gRPC',
+      address: endpoint.target,
+    };
+  }
+  const url = endpoint.url.href;
+  // SMG sends OTLP/gRPC to an http:// value too; here a URL means OTLP/HTTP.
+  if (otlpPort(endpoint.url) === OTLP_GRPC_PORT)
+    logger.warn(
+      { endpoint: url },
+      `traces go over OTLP/HTTP to port ${OTLP_GRPC_PORT}, OTLP/gRPC's: an http(s):// URL means OTLP/HTTP (usually port 4318); give host:port for OTLP/gRPC`,
+    );
+  const { otlpHttpExporter } = await import('./otlp-http-exporter.js');
+  return { exporter: otlpHttpExporter(endpoint.url), protocol: 'OTLP/HTTP', address: url };
+}
+
+export async function createOtelTracer(options: TracerOptions): Promise<RequestTracer> {
   const endpoint = parseOtlpEndpoint(options.endpoint);
   if (!endpoint.ok) throw new Error(`--otlp-traces-endpoint: ${endpoint.problem}`);
-  const url = endpoint.url.href;
-  if (otlpPort(endpoint.url) === OTLP_GRPC_PORT)
-    options.logger.warn(
-      { endpoint: url },
-      `traces go to port ${OTLP_GRPC_PORT}, OTLP/gRPC's; Switchyard exports OTLP/HTTP, which a collector usually receives on 4318`,
-    );
-  const exporter = new ReportingExporter(new OTLPTraceExporter({ url }), url, options.logger);
+  const { exporter, protocol, address } = await exporterFor(endpoint, options.logger);
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'switchyard' }),
     spanProcessors: [
       // One export per second at most, or sooner once 512 spans wait; a full queue drops spans
       // rather than holding requests.
       new BatchSpanProcessor({
-        exporter,
+        exporter: new ReportingExporter(exporter, address, options.logger),
         scheduledDelayMillis: 1_000,
         maxExportBatchSize: 512,
         maxQueueSize: 8_192,
       }),
     ],
   });
-  options.logger.info({ endpoint: url }, 'exporting request traces over OTLP/HTTP');
+  options.logger.info({ endpoint: address }, `exporting request traces over ${protocol}`);
   return new OtelRequestTracer(provider);
 }
