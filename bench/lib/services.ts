@@ -151,6 +151,11 @@ export interface GatewayStart {
   readyTimeoutMs?: number;
   /** /readiness poll period (default 100 ms); the resolution of `readyMs`. */
   pollMs?: number;
+  /**
+   * Another build's `bin/switchyard.js` (e.g. an older commit's worktree, for before/after runs);
+   * default this tree's. It loads its own tree's dist/, which must be built.
+   */
+  bin?: string | undefined;
 }
 
 /**
@@ -176,7 +181,7 @@ async function startGatewayOnce(opts: GatewayStart): Promise<GatewayProcess> {
     opts.cpuProfDir !== undefined ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : [];
   const args = [
     ...nodeFlags,
-    CLI,
+    opts.bin ?? CLI,
     'launch',
     '--host',
     '127.0.0.1',

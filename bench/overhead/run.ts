@@ -13,6 +13,7 @@
 //   OVERHEAD_REPS=1 OVERHEAD_SECONDS=2 ...             (quick look)
 //   node --import tsx bench/overhead/run.ts --profile  (Switchyard only, under node --cpu-prof)
 //   node --import tsx bench/overhead/run.ts --tracing  (Switchyard untraced vs --enable-trace)
+//   ... --tracing --baseline-bin <other tree>/bin/switchyard.js   (and that build, untraced)
 //   ... --profile --tracing                             (the traced gateway under node --cpu-prof)
 //   OVERHEAD_WORKERS=1000 ... --profile               (the same behind a 1,000-worker fleet)
 import { mkdirSync, rmSync } from 'node:fs';
@@ -39,6 +40,8 @@ const WORKERS = Number(process.env['OVERHEAD_WORKERS'] ?? 4);
 async function main(): Promise<void> {
   const profile = process.argv.includes('--profile');
   const tracing = process.argv.includes('--tracing');
+  const baselineAt = process.argv.indexOf('--baseline-bin');
+  const baselineBin = baselineAt > 0 ? process.argv[baselineAt + 1] : undefined;
   const pinned = pinSelf('1');
   const cpuProxy = pinned ? '0' : undefined;
   const cpuSim = pinned ? '1' : undefined;
@@ -86,6 +89,7 @@ async function main(): Promise<void> {
         cpuProxy,
         cpuSim,
         procs,
+        baselineBin,
       });
       return;
     }

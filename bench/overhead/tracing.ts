@@ -1,16 +1,18 @@
-// What --enable-trace costs: the same gateway built twice in one run, untraced and traced, on
-// the same canned fleet, the traced one exporting every span over OTLP/HTTP to a local sink that
-// reads and discards them (a child process beside the simulator, so its CPU is not the
-// gateway's). Regular small requests and streams, and PD small requests (four spans each). Runs
-// are interleaved as in the main benchmark and medians reported, with traced ÷ untraced ratios.
+// What --enable-trace costs: the same gateway untraced, traced over OTLP/HTTP (a URL endpoint)
+// and traced over OTLP/gRPC (SMG's host:port form), each exporting every span to a local sink (a
+// child process beside the simulator, so its CPU is not the gateway's), on the same canned fleet,
+// in one run. With `--baseline-bin <path to another build's bin/switchyard.js>` (say, the commit
+// before tracing existed) that build joins as `before`, untraced, to compare "off" with "never".
+// Regular small requests and streams, and PD small requests (four spans each).
 //
-//   node --import tsx bench/overhead/run.ts --tracing      (OVERHEAD_REPS, OVERHEAD_SECONDS apply)
+// Two kinds of run per rep and workload: each gateway alone (interleaved and rotated as in the
+// main benchmark; req/s and latency), then all of them together in a paired run (paired.ts; CPU
+// per request under identical load, the figure that survives a noisy machine). Medians of reps.
 //
-// Untraced is the code path of a gateway built before tracing existed: without the flag the SDK
-// is never loaded and each traced step is one branch on an undefined span.
+//   node --import tsx bench/overhead/run.ts --tracing [--baseline-bin ../pretrace/bin/switchyard.js]
 import { freePort, ownProcessGroup, startProcess, waitForHttp, type Managed } from '../lib/proc.js';
+import { ROOT, writeResult } from '../lib/results.js';
 import { median, round } from '../lib/stats.js';
-import { writeResult } from '../lib/results.js';
 import {
   pdGatewayFlags,
   startGateway,
@@ -18,11 +20,12 @@ import {
   type SimWorkerInfo,
 } from '../lib/services.js';
 import { fmt, printTable, ratio } from '../lib/table.js';
+import { measurePaired, type PairedRecord } from './paired.js';
 import type { RunRecord } from './report.js';
 import { measure, PD_WORKLOAD, WORKLOADS, type PathUnderTest } from './workloads.js';
 
 /** A sink for OTLP/HTTP exports: reads each body, answers `{}`, counts; GET /stats reports. */
-const SINK_SOURCE = `
+const HTTP_SINK = `
 const { createServer } = require('node:http');
 let posts = 0, bytes = 0;
 createServer((req, res) => {
@@ -30,6 +33,22 @@ createServer((req, res) => {
   req.on('data', (c) => (bytes += c.length));
   req.on('end', () => { posts++; res.writeHead(200, { 'content-type': 'application/json' }).end('{}'); });
 }).listen(Number(process.argv[1]), '127.0.0.1', () => console.log('sink ready'));
+`;
+
+/** A sink for OTLP/gRPC exports: TraceService/Export as raw bytes, answered empty. */
+const GRPC_SINK = `
+const grpc = require('@grpc/grpc-js');
+const id = (b) => b;
+const server = new grpc.Server();
+server.addService(
+  { Export: { path: '/opentelemetry.proto.collector.trace.v1.TraceService/Export', requestStream: false,
+      responseStream: false, requestSerialize: id, requestDeserialize: id, responseSerialize: id, responseDeserialize: id } },
+  { Export: (call, done) => done(null, Buffer.alloc(0)) },
+);
+server.bindAsync('127.0.0.1:' + process.argv[1], grpc.ServerCredentials.createInsecure(), (err) => {
+  if (err) throw err;
+  console.log('sink ready');
+});
 `;
 
 interface TracingOptions {
@@ -41,12 +60,14 @@ interface TracingOptions {
   cpuProxy: string | undefined;
   cpuSim: string | undefined;
   procs: Managed[];
+  /** Another build's bin/switchyard.js, run untraced as `before`. */
+  baselineBin?: string | undefined;
 }
 
-/** The OTLP sink as a child process on `cpus`; its URL for `--otlp-traces-endpoint`. */
+/** The OTLP/HTTP sink as a child process on `cpus`; its URL for `--otlp-traces-endpoint`. */
 export async function startSink(cpus: string | undefined): Promise<{ url: string; proc: Managed }> {
   const port = await freePort();
-  const proc = startProcess('otlp-sink', process.execPath, ['-e', SINK_SOURCE, String(port)], {
+  const proc = startProcess('otlp-sink', process.execPath, ['-e', HTTP_SINK, String(port)], {
     cpus,
   });
   const url = `http://127.0.0.1:${port}`;
@@ -58,146 +79,184 @@ async function sinkStats(url: string): Promise<{ posts: number; bytes: number }>
   return (await (await fetch(url)).json()) as { posts: number; bytes: number };
 }
 
-export async function runTracingComparison(o: TracingOptions): Promise<void> {
-  const sink = await startSink(o.cpuSim);
-  o.procs.push(sink.proc);
-  const traced = ['--enable-trace', '--otlp-traces-endpoint', sink.url];
-  const regular = { workerUrls: o.fleet.urls, policy: 'round_robin', cpus: o.cpuProxy };
-  const pd = {
-    workerUrls: [],
-    policy: 'round_robin',
-    cpus: o.cpuProxy,
-    expectWorkers: o.pdWorkers.length,
-  };
-  const gateways = await Promise.all([
-    startGateway(regular),
-    startGateway({ ...regular, extraFlags: traced }),
-    startGateway({ ...pd, extraFlags: pdGatewayFlags(o.pdWorkers) }),
-    startGateway({ ...pd, extraFlags: [...pdGatewayFlags(o.pdWorkers), ...traced] }),
-  ]);
-  o.procs.push(...gateways.map((g) => g.proc));
-  const [off, on, pdOff, pdOn] = gateways;
-  const pdOnly = { sim: o.pdSim, workloads: [PD_WORKLOAD] };
-  const paths: PathUnderTest[] = [
-    { name: 'untraced', origins: [off.url], proc: off.proc },
-    { name: 'traced', origins: [on.url], proc: on.proc },
-    { name: 'pd-untraced', origins: [pdOff.url], proc: pdOff.proc, ...pdOnly },
-    { name: 'pd-traced', origins: [pdOn.url], proc: pdOn.proc, ...pdOnly },
-  ];
-  const workloads = WORKLOADS.filter((w) => w.name !== 'small-open');
-  const runsOn = (p: PathUnderTest, name: string): boolean =>
-    p.workloads === undefined || p.workloads.includes(name);
-  const ours = new Set([ownProcessGroup(), ...o.procs.map((p) => p.pid)]);
-  for (const p of paths)
-    for (const w of workloads.filter((x) => runsOn(p, x.name)))
-      await measure(p, w, o.fleet.proc, ours, 0.5, 500);
-  const before = await sinkStats(sink.url);
+/** The OTLP/gRPC sink; its `host:port`, SMG's form of `--otlp-traces-endpoint`. */
+async function startGrpcSink(
+  cpus: string | undefined,
+): Promise<{ address: string; proc: Managed }> {
+  const port = await freePort();
+  const proc = startProcess('otlp-grpc-sink', process.execPath, ['-e', GRPC_SINK, String(port)], {
+    cpus,
+    cwd: ROOT,
+  });
+  await proc.waitForLine(/sink ready/);
+  return { address: `127.0.0.1:${port}`, proc };
+}
 
-  const runs: RunRecord[] = [];
+interface Variant {
+  name: string;
+  flags: readonly string[];
+  bin?: string | undefined;
+}
+
+export async function runTracingComparison(o: TracingOptions): Promise<void> {
+  const [sink, grpcSink] = await Promise.all([startSink(o.cpuSim), startGrpcSink(o.cpuSim)]);
+  o.procs.push(sink.proc, grpcSink.proc);
+  const variants: Variant[] = [
+    ...(o.baselineBin !== undefined ? [{ name: 'before', flags: [], bin: o.baselineBin }] : []),
+    { name: 'untraced', flags: [] },
+    { name: 'traced', flags: ['--enable-trace', '--otlp-traces-endpoint', sink.url] },
+    {
+      name: 'traced-grpc',
+      flags: ['--enable-trace', '--otlp-traces-endpoint', grpcSink.address],
+    },
+  ];
+  const pdFlags = pdGatewayFlags(o.pdWorkers);
+  const regular = variants.map((v) =>
+    startGateway({
+      workerUrls: o.fleet.urls,
+      policy: 'round_robin',
+      cpus: o.cpuProxy,
+      extraFlags: v.flags,
+      bin: v.bin,
+    }),
+  );
+  const pd = variants.map((v) =>
+    startGateway({
+      workerUrls: [],
+      policy: 'round_robin',
+      cpus: o.cpuProxy,
+      expectWorkers: o.pdWorkers.length,
+      extraFlags: [...pdFlags, ...v.flags],
+      bin: v.bin,
+    }),
+  );
+  const [regularGw, pdGw] = await Promise.all([Promise.all(regular), Promise.all(pd)]);
+  o.procs.push(...regularGw.map((g) => g.proc), ...pdGw.map((g) => g.proc));
+  const pdOnly = { sim: o.pdSim, workloads: [PD_WORKLOAD] };
+  const regularPaths: PathUnderTest[] = variants.map((v, i) => {
+    const g = regularGw[i] as (typeof regularGw)[0];
+    return { name: v.name, origins: [g.url], proc: g.proc };
+  });
+  const pdPaths: PathUnderTest[] = variants.map((v, i) => {
+    const g = pdGw[i] as (typeof pdGw)[0];
+    return { name: `pd-${v.name}`, origins: [g.url], proc: g.proc, ...pdOnly };
+  });
+  const workloads = WORKLOADS.filter((w) => w.name !== 'small-open');
+  // One group of paths per row of the report: the regular gateways per workload, then PD small.
+  const groups = [
+    ...workloads.map((w) => ({ row: w.name, w, paths: regularPaths })),
+    ...workloads
+      .filter((w) => w.name === PD_WORKLOAD)
+      .map((w) => ({ row: `pd-${w.name}`, w, paths: pdPaths })),
+  ];
+  const ours = new Set([ownProcessGroup(), ...o.procs.map((p) => p.pid)]);
+  for (const g of groups)
+    for (const p of g.paths) await measure(p, g.w, p.sim ?? o.fleet.proc, ours, 0.5, 500);
+
+  const alone: RunRecord[] = [];
+  const paired: PairedRecord[] = [];
   for (let rep = 0; rep < o.reps; rep++) {
-    for (const w of workloads) {
-      const order = paths
-        .map((_, i) => paths[(i + rep) % paths.length] as PathUnderTest)
-        .filter((p) => runsOn(p, w.name));
+    for (const g of groups) {
+      const order = g.paths.map((_, i) => g.paths[(i + rep) % g.paths.length] as PathUnderTest);
       for (const p of order) {
-        const rec = await measure(p, w, o.fleet.proc, ours, o.seconds);
-        runs.push({ rep, ...rec });
+        const rec = await measure(p, g.w, p.sim ?? o.fleet.proc, ours, o.seconds);
+        alone.push({ rep, ...rec, workload: g.row });
         const s = rec.summary;
         console.log(
-          `rep ${rep + 1}/${o.reps} ${w.name.padEnd(7)} ${p.name.padEnd(12)} ${s.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${s.latency.p50.toFixed(2)} ms  p99 ${s.latency.p99.toFixed(2)} ms  errors ${s.errors}`,
+          `rep ${rep + 1}/${o.reps} ${g.row.padEnd(8)} ${p.name.padEnd(16)} ${s.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${s.latency.p50.toFixed(2)} ms  ${fmt((rec.proxyCpuSeconds * 1e6) / Math.max(1, s.requests), 0)} µs/req  other load ${fmt((rec.otherCpuSeconds * 100_000) / rec.windowMs, 0)}%`,
         );
       }
+      const together = await measurePaired(g.paths, g.w, rep, o.seconds, ours);
+      for (const rec of together) paired.push({ ...rec, workload: g.row });
+      console.log(
+        `rep ${rep + 1}/${o.reps} ${g.row.padEnd(8)} paired           ${together.map((r) => `${r.path} ${fmt((r.proxyCpuSeconds * 1e6) / Math.max(1, r.summary.requests), 0)}`).join(', ')} µs/req`,
+      );
     }
   }
+  function row(workload: string, variant: string, path: string): Row {
+    const a = alone.filter((r) => r.workload === workload && r.path === path);
+    const p = paired.filter((r) => r.workload === workload && r.path === path);
+    const cpu = (r: { proxyCpuSeconds: number; summary: { requests: number } }): number =>
+      (r.proxyCpuSeconds * 1e6) / Math.max(1, r.summary.requests);
+    return {
+      workload,
+      variant,
+      reqPerSec: median(a.map((r) => r.summary.reqPerSec)),
+      p50: median(a.map((r) => r.summary.latency.p50)),
+      p99: median(a.map((r) => r.summary.latency.p99)),
+      cpuAlone: median(a.map(cpu)),
+      cpuPaired: median(p.map(cpu)),
+    };
+  }
+  const rows = groups.flatMap((g) =>
+    variants.map((v) => row(g.row, v.name, g.paths === pdPaths ? `pd-${v.name}` : v.name)),
+  );
   const exported = await sinkStats(sink.url);
-  const rows = tracingRows(runs, workloads);
-  printTable(
-    `Tracing off vs on (medians of ${o.reps}; traced ÷ untraced: higher req/s is better, lower is better for the rest)`,
-    [
-      'workload',
-      'untraced req/s',
-      'traced req/s',
-      'req/s',
-      'p50',
-      'p99',
-      'untraced µs/req',
-      'traced µs/req',
-      'CPU/req',
-    ],
-    rows.map((r) => [
-      r.workload,
-      fmt(r.off.reqPerSec, 0),
-      fmt(r.on.reqPerSec, 0),
-      ratio(r.on.reqPerSec, r.off.reqPerSec),
-      ratio(r.on.p50, r.off.p50),
-      ratio(r.on.p99, r.off.p99),
-      fmt(r.off.cpuUs, 0),
-      fmt(r.on.cpuUs, 0),
-      ratio(r.on.cpuUs, r.off.cpuUs),
-    ]),
-  );
-  const sent = { posts: exported.posts - before.posts, bytes: exported.bytes - before.bytes };
   console.log(
-    `\nthe sink received ${sent.posts} exports, ${(sent.bytes / 1e6).toFixed(1)} MB, during the measured runs`,
+    `\nthe OTLP/HTTP sink received ${exported.posts} exports, ${fmt(exported.bytes / 1e6, 1)} MB`,
   );
+  printComparison(rows, 'untraced', ['traced', 'traced-grpc'], o.reps);
+  if (o.baselineBin !== undefined) printComparison(rows, 'before', ['untraced'], o.reps);
   const path = writeResult('overhead-tracing', {
     reps: o.reps,
     seconds: o.seconds,
-    exported: sent,
-    ratios: Object.fromEntries(
-      rows.map((r) => [
-        r.workload,
-        {
-          reqPerSec: round(r.on.reqPerSec / r.off.reqPerSec, 3),
-          p50: round(r.on.p50 / r.off.p50, 3),
-          p99: round(r.on.p99 / r.off.p99, 3),
-          cpuPerRequest: round(r.on.cpuUs / r.off.cpuUs, 3),
-        },
-      ]),
-    ),
+    baselineBin: o.baselineBin ?? null,
     rows,
-    runs,
+    alone,
+    paired,
   });
   console.log(`wrote ${path}`);
 }
 
-interface Medians {
+interface Row {
+  workload: string;
+  variant: string;
   reqPerSec: number;
   p50: number;
   p99: number;
-  cpuUs: number;
+  /** Gateway CPU µs per request, measured alone and in the paired runs. */
+  cpuAlone: number;
+  cpuPaired: number;
 }
 
-function medians(runs: readonly RunRecord[]): Medians {
-  const m = (f: (r: RunRecord) => number): number => median(runs.map(f));
-  return {
-    reqPerSec: m((r) => r.summary.reqPerSec),
-    p50: m((r) => r.summary.latency.p50),
-    p99: m((r) => r.summary.latency.p99),
-    cpuUs: m((r) => (r.proxyCpuSeconds * 1e6) / Math.max(1, r.summary.requests)),
-  };
-}
-
-/** One row per workload and mode: the untraced and traced medians side by side. */
-function tracingRows(
-  runs: readonly RunRecord[],
-  workloads: readonly { name: string }[],
-): { workload: string; off: Medians; on: Medians }[] {
-  const of = (w: string, p: string): RunRecord[] =>
-    runs.filter((r) => r.workload === w && r.path === p);
-  const rows: { workload: string; off: Medians; on: Medians }[] = [];
-  for (const w of workloads) {
-    rows.push({
-      workload: w.name,
-      off: medians(of(w.name, 'untraced')),
-      on: medians(of(w.name, 'traced')),
-    });
-    if (w.name === PD_WORKLOAD)
-      rows.push({
-        workload: `pd-${w.name}`,
-        off: medians(of(w.name, 'pd-untraced')),
-        on: medians(of(w.name, 'pd-traced')),
-      });
-  }
-  return rows;
+/** Each of `variants` against `reference`, per workload: ratios are variant ÷ reference. */
+function printComparison(
+  rows: readonly Row[],
+  reference: string,
+  variants: readonly string[],
+  reps: number,
+): void {
+  const out: (string | number)[][] = [];
+  for (const ref of rows.filter((r) => r.variant === reference))
+    for (const v of rows.filter((r) => r.workload === ref.workload && variants.includes(r.variant)))
+      out.push([
+        ref.workload,
+        v.variant,
+        `${fmt(ref.reqPerSec, 0)} → ${fmt(v.reqPerSec, 0)}`,
+        ratio(v.reqPerSec, ref.reqPerSec),
+        ratio(v.p50, ref.p50),
+        ratio(v.p99, ref.p99),
+        `${fmt(ref.cpuAlone, 0)} → ${fmt(v.cpuAlone, 0)}`,
+        ratio(v.cpuAlone, ref.cpuAlone),
+        `${fmt(ref.cpuPaired, 0)} → ${fmt(v.cpuPaired, 0)}`,
+        ratio(v.cpuPaired, ref.cpuPaired),
+        round(v.cpuPaired - ref.cpuPaired, 0),
+      ]);
+  printTable(
+    `${variants.join(', ')} vs ${reference} (medians of ${reps}; ratios are ÷ ${reference})`,
+    [
+      'workload',
+      'variant',
+      'req/s alone',
+      'req/s',
+      'p50',
+      'p99',
+      'µs/req alone',
+      'CPU/req',
+      'µs/req paired',
+      'CPU/req paired',
+      'Δ µs paired',
+    ],
+    out,
+  );
 }
