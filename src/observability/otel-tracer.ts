@@ -4,26 +4,29 @@
  * OTLP/HTTP for a URL (otlp-endpoint.ts). Imported dynamically by tracing.ts, and only with
  * `--enable-trace`; it imports the one exporter the endpoint needs, dynamically too.
  *
- * The tracer provider is this gateway's own, never registered as the global one: a process may
- * run several gateways (tests, `launch --workers N` runs one per process anyway), and nothing
- * else in the process is instrumented through the global API.
+ * Spans are otel-spans.ts's records, handed straight to the SDK's BatchSpanProcessor: no
+ * TracerProvider, Tracer or context manager is built, so nothing is registered globally either
+ * (a process may run several gateways: tests; `launch --workers N` runs one per process).
  */
-import { ROOT_CONTEXT, SpanKind, defaultTextMapGetter } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  TraceFlags,
+  defaultTextMapGetter,
+  trace,
+  type SpanContext,
+} from '@opentelemetry/api';
 import {
   ExportResultCode,
   W3CTraceContextPropagator,
   type ExportResult,
 } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BatchSpanProcessor,
-  TracerProvider,
-  type ReadableSpan,
-  type SpanExporter,
-} from '@opentelemetry/sdk-trace';
+import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import type { Logger } from './logger.js';
 import { OTLP_GRPC_PORT, otlpPort, parseOtlpEndpoint, type OtlpEndpoint } from './otlp-endpoint.js';
-import { OtelRequestSpan } from './otel-spans.js';
+import { OtelRequestSpan, type SpanSink } from './otel-spans.js';
+import { newTraceId } from './trace-ids.js';
 import type { RequestSpan, RequestTracer, TracedRequest, TracerOptions } from './tracing.js';
 
 /** How long shutdown may spend exporting what is still buffered before it gives up. */
@@ -68,36 +71,46 @@ class ReportingExporter implements SpanExporter {
 
 class OtelRequestTracer implements RequestTracer {
   readonly #propagator = new W3CTraceContextPropagator();
-  readonly #tracer;
+  readonly #sink: SpanSink;
   #closed: Promise<void> | undefined;
 
-  constructor(private readonly provider: TracerProvider) {
-    this.#tracer = provider.getTracer('switchyard');
+  constructor(private readonly processor: BatchSpanProcessor) {
+    this.#sink = {
+      onEnd: (span) => processor.onEnd(span),
+      resource: resourceFromAttributes({ 'service.name': 'switchyard' }),
+      scope: { name: 'switchyard' },
+    };
+  }
+
+  /** The client's span when its `traceparent` is valid (W3C rules, the SDK's propagator). */
+  #remoteParent(request: TracedRequest): SpanContext | undefined {
+    if (request.headers.traceparent === undefined) return undefined;
+    const extracted = this.#propagator.extract(ROOT_CONTEXT, request.headers, defaultTextMapGetter);
+    return trace.getSpanContext(extracted);
   }
 
   startRequest(request: TracedRequest): RequestSpan {
-    // An invalid or absent traceparent leaves the root context: the request starts a new trace.
-    const parent = this.#propagator.extract(ROOT_CONTEXT, request.headers, defaultTextMapGetter);
-    const span = this.#tracer.startSpan(
+    // Without a valid client traceparent the request starts a new, sampled trace.
+    const parent = this.#remoteParent(request);
+    const span = new OtelRequestSpan(
+      this.#sink,
       `${request.method} ${request.route}`,
-      {
-        kind: SpanKind.SERVER,
-        attributes: {
-          'http.request.method': request.method,
-          'http.route': request.route,
-          'switchyard.request_id': request.requestId,
-        },
-      },
+      SpanKind.SERVER,
+      parent?.traceId ?? newTraceId(),
+      parent?.traceFlags ?? TraceFlags.SAMPLED,
       parent,
     );
-    return new OtelRequestSpan(span, this.#tracer);
+    span.record('http.request.method', request.method);
+    span.record('http.route', request.route);
+    span.record('switchyard.request_id', request.requestId);
+    return span;
   }
 
   shutdown(): Promise<void> {
     return (this.#closed ??= new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, SHUTDOWN_TIMEOUT_MS);
       timer.unref();
-      this.provider.shutdown().then(
+      this.processor.shutdown().then(
         () => resolve(),
         () => resolve(),
       );
@@ -135,19 +148,14 @@ export async function createOtelTracer(options: TracerOptions): Promise<RequestT
   const endpoint = parseOtlpEndpoint(options.endpoint);
   if (!endpoint.ok) throw new Error(`--otlp-traces-endpoint: ${endpoint.problem}`);
   const { exporter, protocol, address } = await exporterFor(endpoint, options.logger);
-  const provider = new TracerProvider({
-    resource: resourceFromAttributes({ 'service.name': 'switchyard' }),
-    spanProcessors: [
-      // One export per second at most, or sooner once 512 spans wait; a full queue drops spans
-      // rather than holding requests.
-      new BatchSpanProcessor({
-        exporter: new ReportingExporter(exporter, address, options.logger),
-        scheduledDelayMillis: 1_000,
-        maxExportBatchSize: 512,
-        maxQueueSize: 8_192,
-      }),
-    ],
+  // One export per second at most, or sooner once 512 spans wait; a full queue drops spans
+  // rather than holding requests.
+  const processor = new BatchSpanProcessor({
+    exporter: new ReportingExporter(exporter, address, options.logger),
+    scheduledDelayMillis: 1_000,
+    maxExportBatchSize: 512,
+    maxQueueSize: 8_192,
   });
   options.logger.info({ endpoint: address }, `exporting request traces over ${protocol}`);
-  return new OtelRequestTracer(provider);
+  return new OtelRequestTracer(processor);
 }
