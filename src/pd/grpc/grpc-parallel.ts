@@ -79,13 +79,14 @@ export async function dispatchGrpcParallel(deps: GrpcPdDeps, a: GrpcPdAttempt): 
     endLeg(p, 'now');
     throw err;
   }
-  for (const leg of [p, d]) {
-    leg.span?.set('switchyard.pd.bootstrap_host', host);
-    leg.span?.set('switchyard.pd.bootstrap_port', port);
-    leg.span?.set(
-      'switchyard.pd.bootstrap_room',
-      dispatches.map(({ room }) => String(room)),
-    );
+  if (p.span !== undefined || d.span !== undefined) {
+    // Traced only: an untraced request builds no list of rooms (nor of legs) here.
+    const rooms = dispatches.map(({ room }) => String(room));
+    for (const span of [p.span, d.span]) {
+      span?.set('switchyard.pd.bootstrap_host', host);
+      span?.set('switchyard.pd.bootstrap_port', port);
+      span?.set('switchyard.pd.bootstrap_room', rooms);
+    }
   }
   // Deferred from the start: a client may leave while the KV handoff is under way.
   d.call.deferAbortUntilFirstItem();
