@@ -90,6 +90,7 @@ async function main(): Promise<void> {
         cpuSim,
         procs,
         baselineBin,
+        baselineTraced: process.argv.includes('--baseline-traced'),
       });
       return;
     }

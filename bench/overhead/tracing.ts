@@ -2,14 +2,17 @@
 // and traced over OTLP/gRPC (SMG's host:port form), each exporting every span to a local sink (a
 // child process beside the simulator, so its CPU is not the gateway's), on the same canned fleet,
 // in one run. With `--baseline-bin <path to another build's bin/switchyard.js>` (say, the commit
-// before tracing existed) that build joins as `before`, untraced, to compare "off" with "never".
+// before tracing existed) that build joins as `before`, untraced, to compare "off" with "never";
+// `--baseline-traced` adds it traced too (`before-traced`, `before-traced-grpc`), to compare two
+// builds' tracing.
 // Regular small requests and streams, and PD small requests (four spans each).
 //
 // Two kinds of run per rep and workload: each gateway alone (interleaved and rotated as in the
 // main benchmark; req/s and latency), then all of them together in a paired run (paired.ts; CPU
 // per request under identical load, the figure that survives a noisy machine). Medians of reps.
 //
-//   node --import tsx bench/overhead/run.ts --tracing [--baseline-bin ../pretrace/bin/switchyard.js]
+//   node --import tsx bench/overhead/run.ts --tracing [--baseline-bin ../pretrace/bin/switchyard.js
+//                                                      [--baseline-traced]]
 import { freePort, ownProcessGroup, startProcess, waitForHttp, type Managed } from '../lib/proc.js';
 import { ROOT, writeResult } from '../lib/results.js';
 import { median, round } from '../lib/stats.js';
@@ -62,6 +65,8 @@ interface TracingOptions {
   procs: Managed[];
   /** Another build's bin/switchyard.js, run untraced as `before`. */
   baselineBin?: string | undefined;
+  /** Run the baseline build traced too (it must support --enable-trace, and host:port as gRPC). */
+  baselineTraced?: boolean;
 }
 
 /** The OTLP/HTTP sink as a child process on `cpus`; its URL for `--otlp-traces-endpoint`. */
@@ -101,14 +106,20 @@ interface Variant {
 export async function runTracingComparison(o: TracingOptions): Promise<void> {
   const [sink, grpcSink] = await Promise.all([startSink(o.cpuSim), startGrpcSink(o.cpuSim)]);
   o.procs.push(sink.proc, grpcSink.proc);
+  const http = ['--enable-trace', '--otlp-traces-endpoint', sink.url];
+  const grpc = ['--enable-trace', '--otlp-traces-endpoint', grpcSink.address];
+  const bin = o.baselineBin;
   const variants: Variant[] = [
-    ...(o.baselineBin !== undefined ? [{ name: 'before', flags: [], bin: o.baselineBin }] : []),
+    ...(bin !== undefined ? [{ name: 'before', flags: [], bin }] : []),
+    ...(bin !== undefined && o.baselineTraced === true
+      ? [
+          { name: 'before-traced', flags: http, bin },
+          { name: 'before-traced-grpc', flags: grpc, bin },
+        ]
+      : []),
     { name: 'untraced', flags: [] },
-    { name: 'traced', flags: ['--enable-trace', '--otlp-traces-endpoint', sink.url] },
-    {
-      name: 'traced-grpc',
-      flags: ['--enable-trace', '--otlp-traces-endpoint', grpcSink.address],
-    },
+    { name: 'traced', flags: http },
+    { name: 'traced-grpc', flags: grpc },
   ];
   const pdFlags = pdGatewayFlags(o.pdWorkers);
   const regular = variants.map((v) =>
@@ -163,13 +174,13 @@ export async function runTracingComparison(o: TracingOptions): Promise<void> {
         alone.push({ rep, ...rec, workload: g.row });
         const s = rec.summary;
         console.log(
-          `rep ${rep + 1}/${o.reps} ${g.row.padEnd(8)} ${p.name.padEnd(16)} ${s.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${s.latency.p50.toFixed(2)} ms  ${fmt((rec.proxyCpuSeconds * 1e6) / Math.max(1, s.requests), 0)} µs/req  other load ${fmt((rec.otherCpuSeconds * 100_000) / rec.windowMs, 0)}%`,
+          `rep ${rep + 1}/${o.reps} ${g.row.padEnd(8)} ${p.name.padEnd(22)} ${s.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${s.latency.p50.toFixed(2)} ms  ${fmt((rec.proxyCpuSeconds * 1e6) / Math.max(1, s.requests), 0)} µs/req  other load ${fmt((rec.otherCpuSeconds * 100_000) / rec.windowMs, 0)}%`,
         );
       }
       const together = await measurePaired(g.paths, g.w, rep, o.seconds, ours);
       for (const rec of together) paired.push({ ...rec, workload: g.row });
       console.log(
-        `rep ${rep + 1}/${o.reps} ${g.row.padEnd(8)} paired           ${together.map((r) => `${r.path} ${fmt((r.proxyCpuSeconds * 1e6) / Math.max(1, r.summary.requests), 0)}`).join(', ')} µs/req`,
+        `rep ${rep + 1}/${o.reps} ${g.row.padEnd(8)} paired                 ${together.map((r) => `${r.path} ${fmt((r.proxyCpuSeconds * 1e6) / Math.max(1, r.summary.requests), 0)}`).join(', ')} µs/req`,
       );
     }
   }
@@ -196,11 +207,16 @@ export async function runTracingComparison(o: TracingOptions): Promise<void> {
     `\nthe OTLP/HTTP sink received ${exported.posts} exports, ${fmt(exported.bytes / 1e6, 1)} MB`,
   );
   printComparison(rows, 'untraced', ['traced', 'traced-grpc'], o.reps);
-  if (o.baselineBin !== undefined) printComparison(rows, 'before', ['untraced'], o.reps);
+  if (bin !== undefined) printComparison(rows, 'before', ['untraced'], o.reps);
+  if (bin !== undefined && o.baselineTraced === true) {
+    printComparison(rows, 'before-traced', ['traced'], o.reps);
+    printComparison(rows, 'before-traced-grpc', ['traced-grpc'], o.reps);
+  }
   const path = writeResult('overhead-tracing', {
     reps: o.reps,
     seconds: o.seconds,
-    baselineBin: o.baselineBin ?? null,
+    baselineBin: bin ?? null,
+    baselineTraced: o.baselineTraced === true,
     rows,
     alone,
     paired,
