@@ -197,6 +197,7 @@ export async function runTracingComparison(o: TracingOptions): Promise<void> {
       p99: median(a.map((r) => r.summary.latency.p99)),
       cpuAlone: median(a.map(cpu)),
       cpuPaired: median(p.map(cpu)),
+      cpuPairedByRep: p.map(cpu),
     };
   }
   const rows = groups.flatMap((g) =>
@@ -233,6 +234,20 @@ interface Row {
   /** Gateway CPU µs per request, measured alone and in the paired runs. */
   cpuAlone: number;
   cpuPaired: number;
+  /** Paired CPU µs per request of each rep, in rep order (for per-rep differences). */
+  cpuPairedByRep: number[];
+}
+
+/**
+ * Medians over reps of the paired runs' per-rep difference and ratio, `v` against `ref`: each
+ * rep's pair shared the same moment, so its difference cancels what the machine did meanwhile.
+ */
+function pairedDelta(v: Row, ref: Row): { delta: number; ratio: number } {
+  const reps = v.cpuPairedByRep.map((x, i) => [x, ref.cpuPairedByRep[i] ?? NaN] as const);
+  return {
+    delta: median(reps.map(([x, r]) => x - r)),
+    ratio: median(reps.map(([x, r]) => x / r)),
+  };
 }
 
 /** Each of `variants` against `reference`, per workload: ratios are variant ÷ reference. */
@@ -244,7 +259,10 @@ function printComparison(
 ): void {
   const out: (string | number)[][] = [];
   for (const ref of rows.filter((r) => r.variant === reference))
-    for (const v of rows.filter((r) => r.workload === ref.workload && variants.includes(r.variant)))
+    for (const v of rows.filter(
+      (r) => r.workload === ref.workload && variants.includes(r.variant),
+    )) {
+      const paired = pairedDelta(v, ref);
       out.push([
         ref.workload,
         v.variant,
@@ -255,11 +273,12 @@ function printComparison(
         `${fmt(ref.cpuAlone, 0)} → ${fmt(v.cpuAlone, 0)}`,
         ratio(v.cpuAlone, ref.cpuAlone),
         `${fmt(ref.cpuPaired, 0)} → ${fmt(v.cpuPaired, 0)}`,
-        ratio(v.cpuPaired, ref.cpuPaired),
-        round(v.cpuPaired - ref.cpuPaired, 0),
+        `${fmt(paired.ratio, 2)}×`,
+        round(paired.delta, 0),
       ]);
+    }
   printTable(
-    `${variants.join(', ')} vs ${reference} (medians of ${reps}; ratios are ÷ ${reference})`,
+    `${variants.join(', ')} vs ${reference} (medians of ${reps}; ratios are ÷ ${reference}; the paired ratio and Δ are medians of per-rep ones)`,
     [
       'workload',
       'variant',
