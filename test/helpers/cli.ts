@@ -2,6 +2,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { main } from '../../src/cli/main.js';
 import { repoPath } from './repo-root.js';
+import { reapOnExit } from './child-reaper.js';
 
 export const BIN = repoPath('bin', 'switchyard.js');
 
@@ -66,37 +67,12 @@ export interface Running {
 }
 
 /** Starts the binary; `env` entries are added to this process's environment. */
-/**
- * Binaries started by this test file that have not exited. A test file that fails, or that the
- * runner stops at its timeout, must not leave gateways running (and holding ports, Redis
- * connections and CPU) after it: they are killed when this process exits or is told to stop.
- */
-const live = new Set<ChildProcess>();
-let reaperArmed = false;
-
-function armReaper(): void {
-  if (reaperArmed) return;
-  reaperArmed = true;
-  const killAll = (): void => {
-    for (const child of live) child.kill('SIGKILL');
-  };
-  process.once('exit', killAll);
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      killAll();
-      process.exit(128 + (signal === 'SIGTERM' ? 15 : 2));
-    });
-  }
-}
-
 export function startCli(args: string[], env: Record<string, string> = {}): Running {
-  armReaper();
   const child = spawn(process.execPath, [BIN, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });
-  live.add(child);
-  child.once('exit', () => live.delete(child));
+  reapOnExit(child);
   let out = '';
   let err = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));

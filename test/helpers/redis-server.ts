@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { mkdirSync, rmSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { repoPath } from './repo-root.js';
+import { reapOnExit } from './child-reaper.js';
 
 export class RedisServer {
   #child: ChildProcess | undefined;
@@ -49,6 +50,7 @@ export class RedisServer {
       ],
       { stdio: ['ignore', 'ignore', 'inherit'] },
     );
+    reapOnExit(child);
     this.#child = child;
     const exited = once(child, 'exit').then(([code]) => {
       throw new Error(`redis-server exited with ${String(code)} before answering PING`);
