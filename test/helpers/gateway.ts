@@ -55,6 +55,13 @@ export async function startTestGateway(
 
 export { waitFor } from './wait-for.js';
 
+/** A test gateway in front of one worker, returned once that worker is ready. */
+export async function startGatewayFor(workerUrl: string, flags: string[] = []): Promise<Gateway> {
+  const gateway = await startTestGateway([...flags, '--worker-urls', workerUrl]);
+  await waitForReadyWorkers(gateway, 1);
+  return gateway;
+}
+
 /**
  * Moves a manual clock on in `stepMs` steps until `predicate` holds, letting real I/O (a probe,
  * a poll) run between the steps: timed behaviour at full speed, without real waits.

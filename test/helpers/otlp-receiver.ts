@@ -134,3 +134,8 @@ export function parseTraceparent(value: unknown): { traceId: string; parentId: s
   if (!m) throw new Error(`not a traceparent: ${String(value)}`);
   return { traceId: m[1] as string, parentId: m[2] as string };
 }
+
+/** The flags that turn tracing on and send the spans to `endpoint`. */
+export function tracingFlags(endpoint: string): string[] {
+  return ['--enable-trace', '--otlp-traces-endpoint', endpoint];
+}

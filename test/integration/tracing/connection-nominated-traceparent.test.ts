@@ -4,12 +4,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Gateway } from '../../../src/server/gateway.js';
-import { assertAllReleased, startTestGateway, waitForReadyWorkers } from '../../helpers/gateway.js';
+import { assertAllReleased, startGatewayFor } from '../../helpers/gateway.js';
 import {
   parseTraceparent,
   spanNamed,
   startOtlpReceiver,
   type OtlpReceiver,
+  tracingFlags,
 } from '../../helpers/otlp-receiver.js';
 import {
   rawPost,
@@ -26,14 +27,7 @@ let gateway: Gateway;
 before(async () => {
   receiver = await startOtlpReceiver();
   worker = await startRecordingWorker();
-  gateway = await startTestGateway([
-    '--enable-trace',
-    '--otlp-traces-endpoint',
-    receiver.url,
-    '--worker-urls',
-    worker.url,
-  ]);
-  await waitForReadyWorkers(gateway, 1);
+  gateway = await startGatewayFor(worker.url, tracingFlags(receiver.url));
 });
 
 after(async () => {

@@ -8,9 +8,9 @@ import { after, before, test } from 'node:test';
 import OpenAI from 'openai';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../../src/server/gateway.js';
-import { assertAllReleased, startTestGateway, waitForReadyWorkers } from '../../helpers/gateway.js';
+import { assertAllReleased, startGatewayFor } from '../../helpers/gateway.js';
 import { startOtlpGrpcReceiver, type OtlpGrpcReceiver } from '../../helpers/otlp-grpc-receiver.js';
-import { parseTraceparent, spanNamed } from '../../helpers/otlp-receiver.js';
+import { parseTraceparent, spanNamed, tracingFlags } from '../../helpers/otlp-receiver.js';
 
 let receiver: OtlpGrpcReceiver;
 let worker: SimWorker;
@@ -19,14 +19,7 @@ let gateway: Gateway;
 before(async () => {
   receiver = await startOtlpGrpcReceiver();
   worker = await startSimWorker({ ttftMs: 1, itlMs: 1 });
-  gateway = await startTestGateway([
-    '--enable-trace',
-    '--otlp-traces-endpoint',
-    receiver.address,
-    '--worker-urls',
-    worker.url,
-  ]);
-  await waitForReadyWorkers(gateway, 1);
+  gateway = await startGatewayFor(worker.url, tracingFlags(receiver.address));
 });
 
 after(async () => {

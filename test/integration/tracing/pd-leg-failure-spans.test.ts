@@ -6,7 +6,12 @@ import { after, test } from 'node:test';
 import OpenAI from 'openai';
 import { assertAllReleased, waitFor } from '../../helpers/gateway.js';
 import { startGrpcPdSetup } from '../../helpers/grpc-pd-fleet.js';
-import { spanNamed, startOtlpReceiver, type OtlpReceiver } from '../../helpers/otlp-receiver.js';
+import {
+  spanNamed,
+  startOtlpReceiver,
+  tracingFlags,
+  type OtlpReceiver,
+} from '../../helpers/otlp-receiver.js';
 import { startPdSetup, type PdSetup } from '../../helpers/pd-fleet.js';
 
 const closers: (() => Promise<void>)[] = [];
@@ -20,12 +25,7 @@ async function receiver(): Promise<OtlpReceiver> {
   return r;
 }
 
-const traced = (r: OtlpReceiver): string[] => [
-  '--enable-trace',
-  '--otlp-traces-endpoint',
-  r.url,
-  '--disable-retries',
-];
+const traced = (r: OtlpReceiver): string[] => [...tracingFlags(r.url), '--disable-retries'];
 
 /** One chat request that must fail; then the gateway is closed so every span is exported. */
 async function failingChat(pd: PdSetup, model: string): Promise<void> {

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import OpenAI from 'openai';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
-import { startTestGateway, waitForReadyWorkers } from '../../helpers/gateway.js';
-import { startOtlpReceiver, type OtlpReceiver } from '../../helpers/otlp-receiver.js';
+import { startGatewayFor } from '../../helpers/gateway.js';
+import { startOtlpReceiver, tracingFlags, type OtlpReceiver } from '../../helpers/otlp-receiver.js';
 
 let receiver: OtlpReceiver | undefined;
 let worker: SimWorker | undefined;
@@ -18,14 +18,7 @@ after(async () => {
 test('a stream cut at the end of the grace period is still exported', async () => {
   receiver = await startOtlpReceiver();
   worker = await startSimWorker({ ttftMs: 1, itlMs: 200 });
-  const gateway = await startTestGateway([
-    '--enable-trace',
-    '--otlp-traces-endpoint',
-    receiver.url,
-    '--worker-urls',
-    worker.url,
-  ]);
-  await waitForReadyWorkers(gateway, 1);
+  const gateway = await startGatewayFor(worker.url, tracingFlags(receiver.url));
   const client = new OpenAI({ apiKey: 'unused', baseURL: `${gateway.url}/v1`, maxRetries: 0 });
   const stream = await client.chat.completions.create({
     model: 'sim-model',

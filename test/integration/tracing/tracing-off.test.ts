@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import OpenAI from 'openai';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../../src/server/gateway.js';
-import { assertAllReleased, startTestGateway, waitForReadyWorkers } from '../../helpers/gateway.js';
+import { assertAllReleased, startGatewayFor } from '../../helpers/gateway.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../../helpers/otlp-receiver.js';
 
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
@@ -19,13 +19,7 @@ before(async () => {
   receiver = await startOtlpReceiver();
   worker = await startSimWorker({ ttftMs: 1, itlMs: 1 });
   // The endpoint is given, tracing is not: the endpoint alone turns nothing on.
-  gateway = await startTestGateway([
-    '--otlp-traces-endpoint',
-    receiver.url,
-    '--worker-urls',
-    worker.url,
-  ]);
-  await waitForReadyWorkers(gateway, 1);
+  gateway = await startGatewayFor(worker.url, ['--otlp-traces-endpoint', receiver.url]);
 });
 
 after(async () => {

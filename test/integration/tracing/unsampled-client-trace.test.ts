@@ -7,8 +7,8 @@ import { after, before, test } from 'node:test';
 import OpenAI from 'openai';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../../src/server/gateway.js';
-import { assertAllReleased, startTestGateway, waitForReadyWorkers } from '../../helpers/gateway.js';
-import { startOtlpReceiver, type OtlpReceiver } from '../../helpers/otlp-receiver.js';
+import { assertAllReleased, startGatewayFor } from '../../helpers/gateway.js';
+import { startOtlpReceiver, type OtlpReceiver, tracingFlags } from '../../helpers/otlp-receiver.js';
 
 const UNSAMPLED_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const SAMPLED_TRACE = '0af7651916cd43dd8448eb211c80319c';
@@ -21,14 +21,7 @@ let gateway: Gateway;
 before(async () => {
   receiver = await startOtlpReceiver();
   worker = await startSimWorker({ ttftMs: 1, itlMs: 1 });
-  gateway = await startTestGateway([
-    '--enable-trace',
-    '--otlp-traces-endpoint',
-    receiver.url,
-    '--worker-urls',
-    worker.url,
-  ]);
-  await waitForReadyWorkers(gateway, 1);
+  gateway = await startGatewayFor(worker.url, tracingFlags(receiver.url));
 });
 
 after(async () => {
