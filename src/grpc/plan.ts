@@ -10,6 +10,7 @@ import type { RequestContext } from '../routing/request-context.js';
 import type { ChatTemplateInput } from '../tokenizer/types.js';
 import type { JsonObject } from '../util/json.js';
 import { badParam, chatSampling, completionSampling, generateSampling } from './sampling.js';
+import { multimodal, templateMessages } from './chat-messages.js';
 import { chatToolsOf, toolConstraint, type ChatTools } from './tools.js';
 
 export type PromptInput =
@@ -35,33 +36,6 @@ export interface GrpcPlan {
 
 function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function multimodal(what: string): GatewayError {
-  return new GatewayError(
-    'multimodal_not_supported',
-    `${what} is not supported in gRPC mode yet; send text only`,
-  );
-}
-
-const TEXT_PARTS = new Set(['text', 'input_text']);
-
-/** Chat messages as the template sees them; non-text content parts are refused. */
-function chatMessages(body: JsonObject): Record<string, unknown>[] {
-  const messages = body.messages;
-  if (!Array.isArray(messages)) throw badParam("'messages' must be a list");
-  for (const m of messages) {
-    if (!isObject(m)) throw badParam("each of 'messages' must be an object");
-    const content = m.content;
-    if (Array.isArray(content)) {
-      for (const part of content) {
-        const type = isObject(part) ? part.type : undefined;
-        if (typeof type !== 'string' || !TEXT_PARTS.has(type))
-          throw multimodal(`Message content of type '${String(type)}'`);
-      }
-    }
-  }
-  return messages as Record<string, unknown>[];
 }
 
 function kwargs(body: JsonObject): Record<string, unknown> | undefined {
@@ -108,7 +82,7 @@ export function planFor(ctx: RequestContext): GrpcPlan {
     case 'chat': {
       const tools = chatToolsOf(body);
       const input: ChatTemplateInput = {
-        messages: chatMessages(body),
+        messages: templateMessages(body),
         addGenerationPrompt: true,
         continueFinalMessage: body.continue_final_message === true,
         chatTemplateKwargs: kwargs(body),

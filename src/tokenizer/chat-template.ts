@@ -75,47 +75,29 @@ export class ChatTemplate {
   }
 
   #prepareMessage(message: Record<string, unknown>): Record<string, unknown> {
-    const out: Record<string, unknown> = { ...message };
-    if (!this.contentAsParts && Array.isArray(out.content)) {
-      const text = joinTextParts(out.content);
-      // As SMG: a parts array with no text part is left as it is.
-      if (text !== undefined) out.content = text;
-    }
-    if (Array.isArray(out.tool_calls)) out.tool_calls = out.tool_calls.map(parseArguments);
-    return out;
+    if (this.contentAsParts || !Array.isArray(message.content)) return message;
+    return { ...message, content: joinTextParts(message.content) };
   }
 }
 
-/** SMG joins the text parts with one space and ignores the other part types. */
-function joinTextParts(parts: readonly unknown[]): string | undefined {
+/**
+ * A template that prints content as a string gets the text parts joined with a newline, as SMG
+ * and vLLM join them; other part types were refused before rendering (grpc/chat-messages.ts).
+ */
+function joinTextParts(parts: readonly unknown[]): string {
   const texts: string[] = [];
   for (const part of parts) {
     if (isRecord(part) && part.type === 'text' && typeof part.text === 'string') {
       texts.push(part.text);
     }
   }
-  return texts.length > 0 ? texts.join(' ') : undefined;
+  return texts.join('\n');
 }
 
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return joinTextParts(content) ?? '';
+  if (Array.isArray(content)) return joinTextParts(content);
   return '';
-}
-
-/**
- * OpenAI sends `function.arguments` as a JSON string; templates index into it or pass it to
- * `tojson`, so SMG parses it first. A string that is not JSON is passed through unchanged.
- */
-function parseArguments(call: unknown): unknown {
-  if (!isRecord(call) || !isRecord(call.function)) return call;
-  const args = call.function.arguments;
-  if (typeof args !== 'string') return call;
-  try {
-    return { ...call, function: { ...call.function, arguments: JSON.parse(args) as unknown } };
-  } catch {
-    return call;
-  }
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

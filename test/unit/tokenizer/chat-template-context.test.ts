@@ -80,7 +80,8 @@ void describe('chat template context', () => {
       { type: 'text', text: 'b' },
     ];
     assert.equal(render(src, { messages: [user(parts)] }), '[a][b]');
-    // The same parts joined with one space for a template that prints content as a string.
-    assert.equal(render('{{ messages[0].content }}', { messages: [user(parts)] }), 'a b');
+    // The same parts joined with a newline (SMG's and vLLM's joiner) for a template that prints
+    // content as a string.
+    assert.equal(render('{{ messages[0].content }}', { messages: [user(parts)] }), 'a\nb');
   });
 });

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { ChatTemplateError, type ModelTokenizer } from '../../../src/tokenizer/types.js';
+import { templateMessages } from '../../../src/grpc/chat-messages.js';
 import { loadQwen3 } from './qwen3-fixture.js';
 
 const SYSTEM = { role: 'system', content: 'You are helpful.' };
@@ -81,7 +82,7 @@ void describe('Qwen3 chat template', () => {
     );
   });
 
-  it('parses tool-call arguments given as a JSON string before rendering', () => {
+  it('renders tool-call arguments sent as a JSON string as the object they encode', () => {
     const messages = [
       { role: 'user', content: 'Weather in Paris?' },
       {
@@ -97,7 +98,10 @@ void describe('Qwen3 chat template', () => {
       },
       { role: 'tool', tool_call_id: 'call_1', content: '{"temp": 20}' },
     ];
-    const text = tok.renderChat({ messages, addGenerationPrompt: true });
+    const text = tok.renderChat({
+      messages: templateMessages({ messages }),
+      addGenerationPrompt: true,
+    });
     assert.equal(
       text,
       '<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n<tool_call>\n' +
@@ -124,7 +128,7 @@ void describe('Qwen3 chat template', () => {
       ],
       addGenerationPrompt: false,
     });
-    assert.equal(text, '<|im_start|>user\nHello world<|im_end|>\n');
+    assert.equal(text, '<|im_start|>user\nHello\nworld<|im_end|>\n');
   });
 
   it('continues a final assistant message instead of opening a new turn', () => {
