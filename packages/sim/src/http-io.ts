@@ -10,24 +10,32 @@ export type JsonBody = { ok: true; body: unknown; raw: string } | { ok: false };
 
 class BodyTooLarge extends Error {}
 
+/** Builds an error body in a surface's shape (OpenAI's by default, Anthropic's on /v1/messages). */
+export type ErrorFormat = (status: number, message: string, type: string) => unknown;
+
 /**
  * Reads and parses a JSON body. On failure it answers the request itself (400 bad JSON, 413 too
- * large) or, if the client vanished mid-body, answers nothing; either way it returns `ok: false`.
+ * large) in the `errors` shape or, if the client vanished mid-body, answers nothing; either way it
+ * returns `ok: false`.
  */
-export async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<JsonBody> {
+export async function readJsonBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  errors: ErrorFormat = errorBody,
+): Promise<JsonBody> {
   let raw: string;
   try {
     raw = await readText(req);
   } catch (err) {
     if (err instanceof BodyTooLarge) {
-      sendJson(res, 413, errorBody(413, 'request body too large', 'payload_too_large'));
+      sendJson(res, 413, errors(413, 'request body too large', 'payload_too_large'));
     }
     return { ok: false };
   }
   try {
     return { ok: true, body: JSON.parse(raw) as unknown, raw };
   } catch {
-    sendJson(res, 400, errorBody(400, 'request body is not valid JSON', 'invalid_json'));
+    sendJson(res, 400, errors(400, 'request body is not valid JSON', 'invalid_json'));
     return { ok: false };
   }
 }

@@ -26,6 +26,7 @@ import { readJsonBody, sendEmpty, sendJson, sendText } from './http-io.js';
 import * as bodies from './info.js';
 import { handleInference } from './inference.js';
 import { handleMooncakeQuery, handleNixlPull, startBootstrapServer } from './kv-routes.js';
+import { handleCountTokens } from './messages-count.js';
 import { errorBody } from './responses.js';
 import { buildRouteTable } from './routes.js';
 import { createWorkerContext } from './worker-context.js';
@@ -91,6 +92,8 @@ class SimHttpWorker implements SimWorker {
       chat: (req, res, path) => handleInference(this.ctx, 'chat', req, res, path),
       completions: (req, res, path) => handleInference(this.ctx, 'completion', req, res, path),
       generate: (req, res, path) => handleInference(this.ctx, 'generate', req, res, path),
+      messages: (req, res, path) => handleInference(this.ctx, 'messages', req, res, path),
+      countTokens: (req, res, path) => handleCountTokens(this.ctx, req, res, path),
       loads: (_q, res) => sendJson(res, 200, bodies.loadsBody(this.info, model.load(), this.pd())),
       metrics: (_q, res) =>
         sendText(

@@ -15,8 +15,9 @@
 //                                     const [p] = fleet.byRole('prefill'); // p.url, p.bootstrapPort
 //   loadSimFleetFile(path)          reads a JSON or YAML fleet file into a spec
 //   runSimCommand(argv, io)         the `switchyard sim` command
-// Test helpers (waitForStats, parseSseData, simPost) are in '@switchyard/sim/testing', so they do
-// not ship in the product's entry point. Every worker serves GET /sim/stats and POST /sim/faults.
+// Test helpers (waitForStats, parseSseData, parseSseEvents, simPost) are in
+// '@switchyard/sim/testing', so they do not ship in the product's entry point. Every worker
+// serves GET /sim/stats and POST /sim/faults.
 export type {
   SimEngineKind,
   SimFaults,

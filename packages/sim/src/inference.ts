@@ -1,37 +1,80 @@
-// Inference requests (chat, completions, /generate): read and validate the body, apply the
-// request faults, pick the PD leg the request plays on this worker, and hand it to a session.
+// Inference requests (chat, completions, /generate, Anthropic Messages): read and validate the
+// body, apply the request faults, pick the PD leg the request plays on this worker, and hand it to
+// a session. A surface is only how a route reads its body and writes its answer and errors; the
+// faults, the PD leg and the engine run are the same for every route.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ErrorFormat } from './http-io.js';
 import type { PdLeg } from './pd-leg.js';
-import type { InferenceKind } from './request-parse.js';
-import type { SessionContext } from './session.js';
+import type { GenerationPlan, ParseResult, PlanDefaults } from './request-parse.js';
+import type { InferenceSession, SessionContext } from './session.js';
 import type { WorkerContext } from './worker-context.js';
 import { GenerateSession } from './generate-session.js';
 import { readJsonBody, sendJson } from './http-io.js';
+import { anthropicErrorBody } from './messages-responses.js';
+import { parseMessages } from './messages-parse.js';
+import { MessagesSession } from './messages-session.js';
 import { OpenAiSession } from './openai-session.js';
 import { answersOneToken, pickLeg } from './pd-pick.js';
 import { readRooms } from './raw-json.js';
 import { parseInference } from './request-parse.js';
 import { errorBody } from './responses.js';
 
-const ID_PREFIX: Record<InferenceKind, string> = {
-  chat: 'chatcmpl',
-  completion: 'cmpl',
-  generate: 'gen',
+/** The inference routes a worker serves. */
+export type InferenceRoute = 'chat' | 'completion' | 'generate' | 'messages';
+
+interface Surface {
+  /** Response ids: `<prefix><worker>-<n>`. */
+  idPrefix: string;
+  parse(body: unknown, d: PlanDefaults): ParseResult;
+  errors: ErrorFormat;
+  session(ctx: SessionContext, plan: GenerationPlan): InferenceSession;
+}
+
+const openAi = (ctx: SessionContext, plan: GenerationPlan): InferenceSession =>
+  new OpenAiSession(ctx, plan);
+
+const SURFACES: Record<InferenceRoute, Surface> = {
+  chat: {
+    idPrefix: 'chatcmpl-',
+    parse: (body, d) => parseInference('chat', body, d),
+    errors: errorBody,
+    session: openAi,
+  },
+  completion: {
+    idPrefix: 'cmpl-',
+    parse: (body, d) => parseInference('completion', body, d),
+    errors: errorBody,
+    session: openAi,
+  },
+  generate: {
+    idPrefix: 'gen-',
+    parse: (body, d) => parseInference('generate', body, d),
+    errors: errorBody,
+    session: (ctx, plan) => new GenerateSession(ctx, plan),
+  },
+  // Anthropic message ids start with msg_; errors are Anthropic's `{type: "error", error}`.
+  messages: {
+    idPrefix: 'msg_',
+    parse: parseMessages,
+    errors: anthropicErrorBody,
+    session: (ctx, plan) => new MessagesSession(ctx, plan),
+  },
 };
 
 export async function handleInference(
   w: WorkerContext,
-  kind: InferenceKind,
+  route: InferenceRoute,
   req: IncomingMessage,
   res: ServerResponse,
   path: string,
 ): Promise<void> {
-  const read = await readJsonBody(req, res);
+  const surface = SURFACES[route];
+  const read = await readJsonBody(req, res, surface.errors);
   if (!read.ok) return;
   const { stats, opts } = w;
   stats.recordPost(path, req.headers, read.body);
   const realistic = opts.engine === 'realistic';
-  const parsed = parseInference(kind, read.body, {
+  const parsed = surface.parse(read.body, {
     model: opts.model,
     outputTokens: opts.outputTokens,
     eosLength: opts.eosLength,
@@ -40,7 +83,7 @@ export async function handleInference(
   const rooms = readRooms(read.raw);
   if (!parsed.ok || !rooms.ok) {
     const message = parsed.ok ? (rooms.ok ? '' : rooms.message) : parsed.message;
-    sendJson(res, 400, errorBody(400, message, 'invalid_request_error'));
+    sendJson(res, 400, surface.errors(400, message, 'invalid_request_error'));
     return;
   }
   if (rooms.rooms !== undefined) stats.recordRooms(rooms.rooms);
@@ -53,10 +96,10 @@ export async function handleInference(
   if (decision === 'error') {
     stats.faultsFired++;
     const status = w.faults.errorStatus();
-    sendJson(res, status, errorBody(status, 'sim: injected error', 'sim_fault'));
+    sendJson(res, status, surface.errors(status, 'sim: injected error', 'sim_fault'));
     return;
   }
-  const id = `${ID_PREFIX[kind]}-${w.name}-${w.nextRequestNumber()}`;
+  const id = `${surface.idPrefix}${w.name}-${w.nextRequestNumber()}`;
   let plan = parsed.plan;
   let pd: PdLeg | undefined;
   if (decision === 'none') {
@@ -69,7 +112,7 @@ export async function handleInference(
       bootstrap: plan.bootstrap,
     });
     if (typeof leg === 'string') {
-      sendJson(res, 400, errorBody(400, leg, 'invalid_request_error'));
+      sendJson(res, 400, surface.errors(400, leg, 'invalid_request_error'));
       return;
     }
     pd = leg;
@@ -90,8 +133,7 @@ export async function handleInference(
     pd,
     closing: w.isClosing,
   };
-  const session =
-    kind === 'generate' ? new GenerateSession(ctx, plan) : new OpenAiSession(ctx, plan);
+  const session = surface.session(ctx, plan);
   if (decision === 'hang') {
     stats.faultsFired++;
     session.hold();

@@ -21,6 +21,9 @@ export interface WorkerEndpoints {
   models: Handler;
   chat: Handler;
   completions: Handler;
+  /** Anthropic Messages (`/v1/messages`) and its token counter. */
+  messages: Handler;
+  countTokens: Handler;
   generate: Handler;
   loads: Handler;
   metrics: Handler;
@@ -41,6 +44,10 @@ export function buildRouteTable(runtime: SimRuntime, e: WorkerEndpoints): RouteT
     ['/v1/models', { GET: e.models }],
     ['/v1/chat/completions', { POST: e.chat }],
     ['/v1/completions', { POST: e.completions }],
+    // SGLang and vLLM serve Anthropic's Messages API beside the OpenAI one; TokenSpeed is given it
+    // too, so a gateway passing Messages through can use any worker.
+    ['/v1/messages', { POST: e.messages }],
+    ['/v1/messages/count_tokens', { POST: e.countTokens }],
     ['/v1/loads', { GET: e.loads }],
     ['/metrics', { GET: e.metrics }],
     ['/sim/stats', { GET: e.simStats }],

@@ -1,7 +1,8 @@
 // One inference request in flight: bridges engine steps to the HTTP response and owns the request's
 // outcome (completed, failed, aborted by the client, or dropped by a fault), so every stats counter
-// moves exactly once. Subclasses only decide what a step and the end look like on the wire; a PD
-// leg (pd-leg.ts) may wrap the engine run with a handshake.
+// moves exactly once. Subclasses only decide what a step, the end and an error look like on the
+// wire (OpenAI, SGLang's /generate, Anthropic Messages); a PD leg (pd-leg.ts) may wrap the engine
+// run with a handshake.
 import type { ServerResponse } from 'node:http';
 import type { GenerationHandle, PromptShape, SimEngine, TokenSink } from './engine.js';
 import type { PdHost, PdLeg } from './pd-leg.js';
@@ -120,7 +121,7 @@ export abstract class InferenceSession implements TokenSink, PdHost {
       this.finishStream();
       if (this.settled) return;
       this.settle('completed');
-      this.ctx.res.end(SSE_DONE);
+      this.ctx.res.end(this.streamEnd());
       return;
     }
     if (this.ctx.dropAfterChunks !== undefined) {
@@ -147,10 +148,10 @@ export abstract class InferenceSession implements TokenSink, PdHost {
     }
     this.settle('failed');
     if (res.headersSent) {
-      res.end(sseError(status, message, type));
+      res.end(this.streamError(status, message, type));
       return;
     }
-    const json = JSON.stringify(errorBody(status, message, type));
+    const json = JSON.stringify(this.errorJson(status, message, type));
     res.writeHead(status, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(json),
@@ -164,6 +165,21 @@ export abstract class InferenceSession implements TokenSink, PdHost {
   /** Non-streaming: the whole response body, with a PD leg's extra top-level fields. */
   protected abstract body(extra: Record<string, unknown> | undefined): unknown;
 
+  /** Streaming: what ends a finished stream, not counted as an event (`[DONE]` on OpenAI). */
+  protected streamEnd(): string {
+    return SSE_DONE;
+  }
+
+  /** The JSON error body of a request that failed before its head was sent. */
+  protected errorJson(status: number, message: string, type: string): unknown {
+    return errorBody(status, message, type);
+  }
+
+  /** What ends a stream that failed mid-way (the engines' OpenAI servers: an error, `[DONE]`). */
+  protected streamError(status: number, message: string, type: string): string {
+    return sseError(status, message, type);
+  }
+
   /** Prompt tokens the engine served from its prefix cache. */
   protected cachedTokens(): number {
     return this.handle?.cachedTokens() ?? 0;
@@ -171,10 +187,15 @@ export abstract class InferenceSession implements TokenSink, PdHost {
 
   /** Writes one SSE data event; applies the drop fault once its count is reached. */
   protected writeEvent(json: string): void {
+    this.writeFrame(sseEvent(json));
+  }
+
+  /** Writes one whole SSE event (its lines and the blank line); counts it for the drop fault. */
+  protected writeFrame(frame: string): void {
     if (this.settled) return;
     // No backpressure: like a real engine, generation does not wait for a slow reader; the
     // socket buffers, and a vanished reader is caught by 'close'.
-    this.ctx.res.write(sseEvent(json));
+    this.ctx.res.write(frame);
     this.events++;
     if (this.ctx.dropAfterChunks !== undefined && this.events >= this.ctx.dropAfterChunks) {
       this.drop();

@@ -1,5 +1,6 @@
 // Helpers for tests that drive simulated workers (the simulator's own and the gateway's): waiting
-// on asynchronous counters such as `aborted`, and splitting an SSE body into its data payloads.
+// on asynchronous counters such as `aborted`, and splitting an SSE body into its data payloads
+// (OpenAI framing) or its named events (Anthropic framing).
 import type { SimStats, SimWorker } from './options.js';
 
 /**
@@ -39,6 +40,28 @@ export function parseSseData(body: string): string[] {
     }
     return event.slice(6);
   });
+}
+
+/** One named SSE event, as Anthropic's Messages streams send them. */
+export interface SseEvent {
+  event: string;
+  data: string;
+}
+
+/**
+ * Splits an SSE body of named events (`event: <type>` then one `data:` line, Anthropic's
+ * framing on /v1/messages) into its events. Throws on any other framing.
+ */
+export function parseSseEvents(body: string): SseEvent[] {
+  if (!body.endsWith('\n\n')) throw new Error('SSE body does not end with a blank line');
+  return body
+    .slice(0, -2)
+    .split('\n\n')
+    .map((frame) => {
+      const m = /^event: ([^\n]+)\ndata: ([^\n]*)$/.exec(frame);
+      if (m === null) throw new Error(`malformed SSE event: ${JSON.stringify(frame)}`);
+      return { event: m[1] ?? '', data: m[2] ?? '' };
+    });
 }
 
 /** Status, headers and text of one POST; what the simulator's PD tests need from a response. */
