@@ -133,6 +133,16 @@ export const DELIBERATE_DEVIATIONS: readonly Deviation[] = [
     doc: 'docs/api.md (Response headers), docs/security.md',
   },
   {
+    title: 'A `--cors-allowed-origins` entry no browser sends as `Origin` stops startup',
+    text: 'SMG compares the `Origin` header with each entry byte for byte and keeps an entry that can never equal one (`https://app.example.com/`, upper case, a default port, `a,b`), so the origin the operator meant is silently refused; Switchyard exits 2 naming the spelling a browser sends. `*` stops both (SMG panics in tower-http).',
+    doc: 'docs/configuration.md (Request handling, Validation), docs/security.md (CORS)',
+  },
+  {
+    title: 'CORS covers unknown paths too',
+    text: "SMG adds its fallback after its layers, so the 404 for an unknown path carries no CORS headers and an `OPTIONS` there is that 404; a page then sees a network error instead of the 404. Switchyard's CORS wraps every path of the main port.",
+    doc: 'docs/security.md (CORS)',
+  },
+  {
     title: 'PD `/health_generate` probes the first available pair',
     text: 'SMG lets the leg policies choose the pair; Switchyard takes the first available prefill and decode worker, so a probe never moves round-robin or cache state. In IGW mode the probe and the info routes keep the first-available-worker behaviour.',
     doc: 'docs/api.md (Proxied GET routes)',

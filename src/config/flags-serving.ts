@@ -1,5 +1,6 @@
 /** The serving flags of `switchyard launch`: auth, request handling, logging, metrics and tracing, health checks and the worker lifecycle. */
 import type { CoreFlag } from './core-flag.js';
+import { corsOriginProblem } from './cors-origin.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
@@ -72,6 +73,15 @@ export const SERVING_FLAGS: readonly CoreFlag[] = [
     default: [],
     metavar: '<name...>',
     help: 'Request-id header names, in order; replaces the default x-request-id, x-correlation-id, x-trace-id, request-id',
+  },
+  {
+    name: 'cors-allowed-origins',
+    key: 'corsAllowedOrigins',
+    kind: 'list',
+    default: [],
+    metavar: '<origin...>',
+    help: 'Browser origins CORS allows (scheme://host[:port]); none = any origin (*). See docs/security.md#cors',
+    check: corsOriginProblem,
   },
   {
     name: 'model-alias',

@@ -18,6 +18,7 @@ import { parseCidr } from '../workers/address-rules.js';
 import { workerUrlSchema } from '../workers/worker-url.js';
 import { modelIdSourceProblem } from '../discovery/kubernetes/model-id-source.js';
 import { selectorEntryProblem } from '../discovery/kubernetes/selector.js';
+import { corsOriginProblem } from './cors-origin.js';
 
 const port = z.number().int().min(0).max(65535);
 
@@ -181,6 +182,7 @@ export const gatewayConfigSchema = z.object({
   upstreamPoolIdleTimeoutSecs: secs(0),
   shutdownGracePeriodSecs: secs(0),
   requestIdHeaders: z.array(z.string().min(1)),
+  corsAllowedOrigins: z.array(checked(corsOriginProblem)),
   modelAlias: z.array(modelAlias),
   logLevel: z.enum(LOG_LEVELS),
   logJson: z.boolean(),

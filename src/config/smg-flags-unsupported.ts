@@ -60,13 +60,12 @@ export const UNSUPPORTED_FLAGS: readonly UnsupportedFlag[] = [
   // is implemented (flags-discovery.ts).
   unsupported('encode-selector', 'list', EPD, 'Encode pod selector'),
   unsupported('router-selector', 'list', MESH, 'Mesh peer pod selector'),
-  // Request handling and tenancy (main.rs:646-654, 703)
+  // Request handling and tenancy (main.rs:646-654)
   unsupported('storage-context-headers', 'list', STORAGE, 'Headers mapped into storage context'),
   unsupported('trust-tenant-header', 'bool', 'tenant identity', 'Trust an upstream tenant header'),
   unsupported('tenant-header-name', 'string', 'tenant identity', 'Tenant header name', {
     default: 'x-smg-tenant-id',
   }),
-  unsupported('cors-allowed-origins', 'list', 'CORS', 'CORS allowed origins'),
   // Admission (main.rs:723-747)
   unsupported('priority-scheduler-enabled', 'bool', PRIORITY, 'Priority admission'),
   unsupported('priority-scheduler-default-max-class', 'string', PRIORITY, 'Default class cap', {

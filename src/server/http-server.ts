@@ -7,6 +7,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { gatewayErrorCode, sendError } from '../errors/respond.js';
 import type { AppContext } from './app-context.js';
 import { HttpIngressMetrics } from './http-metrics.js';
+import { createCorsPolicy } from './cors.js';
 import { assignRequestId, requestIdHeaderNames } from './request-id.js';
 import { matchRoute, type Handler } from './routes.js';
 
@@ -51,8 +52,12 @@ export function createGatewayServer(app: AppContext): GatewayServer {
   const ingress = new HttpIngressMetrics(metrics);
   const requestIdHeaders = requestIdHeaderNames(app.config.requestIdHeaders);
 
+  const cors = createCorsPolicy(app.config.corsAllowedOrigins);
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const start = performance.now();
+    // Outermost, as SMG's CORS layer: its headers are on every answer below, and a preflight is
+    // answered here, before request ids, metrics, routing and auth (server/cors.ts).
+    if (cors.handle(req, res)) return;
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     const query = url.indexOf('?');

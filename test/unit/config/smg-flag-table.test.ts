@@ -37,6 +37,7 @@ function sampleString(name: string): string {
   if (name === 'cache-boundaries') return '128,512';
   if (name === 'prometheus-duration-buckets') return '0.5';
   if (name === 'model-alias') return 'a=b';
+  if (name === 'cors-allowed-origins') return 'https://app.example.com';
   return 'x';
 }
 
@@ -227,6 +228,11 @@ void describe('statuses act at launch', () => {
     ],
     // Switchyard's own rule: SMG drops an entry without `=`, which widens the selection.
     [['--selector', 'app=w', 'role'], "--selector expects key=value, got 'role'"],
+    // Switchyard's own rule: SMG keeps an entry no browser sends as `Origin`, which allows nothing.
+    [
+      ['--cors-allowed-origins', 'https://app.example.com/'],
+      "--cors-allowed-origins expects the origin as a browser sends it, 'https://app.example.com', got 'https://app.example.com/'",
+    ],
     [
       ['--model-id-from', 'labels:team'],
       "--model-id-from expects namespace, label:<key> or annotation:<key>, got 'labels:team'",

@@ -126,7 +126,7 @@ export const SMG_LAUNCH_FLAGS: readonly SmgFlag[] = [
   { line: 677, name: 'max-payload-size', smgDefault: '536870912', implemented: true },
   { line: 691, name: 'stream-request-bodies-over', smgDefault: '0' },
   { line: 699, name: 'stream-body-stall-timeout-secs', smgDefault: '300' },
-  { line: 703, name: 'cors-allowed-origins' },
+  { line: 703, name: 'cors-allowed-origins', implemented: true },
   { line: 709, name: 'max-concurrent-requests', smgDefault: '-1', implemented: true },
   { line: 713, name: 'queue-size', smgDefault: '100', implemented: true },
   { line: 717, name: 'queue-timeout-secs', smgDefault: '60', implemented: true },
