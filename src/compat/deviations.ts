@@ -103,6 +103,21 @@ export const DELIBERATE_DEVIATIONS: readonly Deviation[] = [
     doc: 'docs/api.md (Routes, Errors)',
   },
   {
+    title: 'The token routes answer body errors in the JSON envelope',
+    text: 'SMG reads the bodies of `/v1/tokenize`, `/v1/detokenize` and `POST /v1/tokenizers` with axum\'s `Json` extractor, whose 415 (no JSON `Content-Type`), 400 (not JSON) and 422 (wrong shape) are plain text; Switchyard keeps those statuses with the envelope and the codes `unsupported_media_type`, `invalid_json` and `unprocessable_entity`. What the handlers refuse keeps SMG\'s `{"error":{"message","type"}}` body.',
+    doc: 'docs/api.md (Token and tokenizer routes)',
+  },
+  {
+    title: '`/v1/detokenize` refuses token ids the tokenizer lacks, and token requests are bounded',
+    text: "SMG's decode drops unknown ids and answers 200; Switchyard answers `400 invalid_request_parameters` naming the id, as it refuses such ids in a gRPC prompt. A tokenize or detokenize request holds at most 2048 prompts or sequences and 2 Mi characters or token ids (`400 invalid_body`); SMG bounds only the body size, while Switchyard encodes on its event loop.",
+    doc: 'docs/api.md (Token and tokenizer routes)',
+  },
+  {
+    title: '`POST /v1/tokenizers` loads local paths only, once',
+    text: 'SMG downloads a Hugging Face id and retries a failed load 3 times, 2 s apart; Switchyard never downloads at run time, so a source that is not a local path fails its job at once saying so, and a load is tried once. Loads run one at a time (building a tokenizer blocks the event loop for most of a second).',
+    doc: 'docs/api.md (Token and tokenizer routes)',
+  },
+  {
     title: 'PD leg errors keep the upstream status',
     text: 'A prefill or decode 429/408/504 is relayed as such with a leg-specific code, where SMG answers 500.',
     doc: 'docs/api.md (PD leg errors)',

@@ -1,7 +1,8 @@
 /**
  * The tokenizer flags of `switchyard launch`, SMG's names and CLI defaults (main.rs "Tokenizer"
  * section): where a gRPC model's tokenizer comes from and how its encodings are cached. HTTP
- * workers tokenize themselves, so these change nothing for them.
+ * workers tokenize themselves; for them only the startup tokenizer of `/v1/tokenize` matters
+ * (`--tokenizer-path`, else `--model-path`, registered under the path string as SMG does).
  */
 import { REASONING_PARSER_NAMES, TOOL_PARSER_NAMES } from '../parsers/model-map.js';
 import { UNBUILT_REASONING_PARSERS, UNBUILT_TOOL_PARSERS } from '../parsers/catalog.js';
@@ -15,14 +16,14 @@ export const TOKENIZER_FLAGS: readonly CoreFlag[] = [
     kind: 'string',
     aliases: ['model'],
     metavar: '<dir>',
-    help: "Tokenizer source after a worker's tokenizer_path/model_path labels and --tokenizer-path: a local directory (no hub download at run time)",
+    help: "Tokenizer source after a worker's tokenizer_path/model_path labels and --tokenizer-path, and the startup tokenizer of /v1/tokenize without --tokenizer-path: a local directory (no hub download at run time)",
   },
   {
     name: 'tokenizer-path',
     key: 'tokenizerPath',
     kind: 'string',
     metavar: '<dir>',
-    help: "Tokenizer directory for gRPC workers whose labels name none (a worker's tokenizer_path/model_path label wins)",
+    help: "Tokenizer directory for gRPC workers whose labels name none (a worker's tokenizer_path/model_path label wins); also loaded at startup for /v1/tokenize, named by this path",
   },
   {
     name: 'chat-template',
@@ -36,7 +37,7 @@ export const TOKENIZER_FLAGS: readonly CoreFlag[] = [
     key: 'disableTokenizerAutoload',
     kind: 'bool',
     default: false,
-    help: 'Do not load tokenizers when gRPC workers register; readiness then does not wait for them',
+    help: 'Do not load tokenizers when gRPC workers register, nor the startup tokenizer; readiness then does not wait for them',
   },
   {
     name: 'tokenizer-cache-enable-l0',

@@ -17,6 +17,9 @@ export const ERROR_CATALOG = {
   method_not_allowed: 405,
   request_body_timeout: 408,
   payload_too_large: 413,
+  // The token routes, which SMG reads with axum's `Json` extractor: its statuses, our envelope.
+  unsupported_media_type: 415,
+  unprocessable_entity: 422,
   // The request already passed through this gateway (a routing loop); never retried.
   loop_detected: 508,
   admission_queue_full: 429,

@@ -12,6 +12,8 @@ export type AppContext = Readonly<
     | 'registry'
     | 'engineClients'
     | 'tokenizers'
+    | 'tokenizerCatalog'
+    | 'tokenizerLoads'
     | 'workers'
     | 'router'
     | 'pools'

@@ -38,6 +38,8 @@ import { connectEngine, detectEngineRuntime, type GuardLookup } from '../engine/
 import { loadTokenizerBundle } from '../tokenizer/bundle.js';
 import { loadTokenizerDir } from '../tokenizer/load-dir.js';
 import { TokenizerRegistry } from '../tokenizer/registry.js';
+import { TokenizerCatalog } from '../tokenizer/catalog.js';
+import { tokenizerLoadsFromConfig, type TokenizerLoadJobs } from '../tokenizer/load-jobs.js';
 import { healthCheckerFromConfig, type HealthChecker } from '../workers/health.js';
 import { tokenizerJobFromConfig } from '../workers/tokenizer-job.js';
 import type { TokenizerLoaders, TokenizerRegistryLike } from '../workers/tokenizer-source.js';
@@ -120,6 +122,10 @@ export interface Components {
   engineClients: EngineClients;
   /** Each gRPC model's tokenizer: `tokenizers.get(modelId)`. */
   tokenizers: TokenizerRegistryLike;
+  /** The same tokenizers with SMG's ids, for the token routes (`/v1/tokenize`, `/v1/tokenizers`). */
+  tokenizerCatalog: TokenizerCatalog;
+  /** `POST /v1/tokenizers` and the `--tokenizer-path`/`--model-path` startup load. */
+  tokenizerLoads: TokenizerLoadJobs;
   /** Calls to workers outside the pools (probes, load polls, fan-outs); same connect-time guard. */
   workerDispatcher: Agent;
   policies: PolicyRegistry;
@@ -207,6 +213,13 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
       onUnparsed: (parser) => metrics.toolCallParseFailures.inc({ parser }),
     }),
   });
+  const tokenizerCatalog = new TokenizerCatalog(tokenizers);
+  const tokenizerLoads = tokenizerLoadsFromConfig(config, {
+    catalog: tokenizerCatalog,
+    loadDir: (dir, o) => loaders.loadDir(dir, o),
+    clock,
+    logger,
+  });
   const tokenizerJob = tokenizerJobFromConfig(config, {
     tokenizers,
     loaders,
@@ -261,6 +274,8 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
     pools,
     engineClients,
     tokenizers,
+    tokenizerCatalog,
+    tokenizerLoads,
     workerDispatcher,
     policies,
     router,

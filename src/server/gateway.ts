@@ -164,6 +164,7 @@ export async function startGateway(
     internals.engineClients.closeAll();
     // Stops tokenizer loads still retrying: their timers would keep the process alive.
     internals.tokenizers.close?.();
+    internals.tokenizerLoads.close();
     dashboard?.close();
     metricsServer?.closeAllConnections();
     // Closed only now: probes kept answering (readiness 503 draining) through the drain.
@@ -193,6 +194,8 @@ export async function startGateway(
   };
 
   const register = async (): Promise<WorkerSpec[]> => {
+    // SMG queues the startup tokenizer before the startup workers register.
+    internals.tokenizerLoads.start();
     let accepted: WorkerSpec[];
     try {
       accepted = await startupWorkerSpecs(config, workers, logger);

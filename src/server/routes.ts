@@ -13,6 +13,13 @@ import { listModels } from './handlers/models.js';
 import { createWorker, listWorkers, workerById } from './handlers/workers-admin.js';
 import { parseFunctionCall, parseReasoning } from './handlers/parse-admin.js';
 import { pdHealthGenerate } from './handlers/pd-health-generate.js';
+import { detokenize, tokenize } from './handlers/tokenize.js';
+import {
+  addTokenizer,
+  listTokenizers,
+  tokenizerById,
+  tokenizerStatus,
+} from './handlers/tokenizers-admin.js';
 import {
   firstAvailablePrefill,
   flushCache,
@@ -29,7 +36,10 @@ export type Handler = (
 
 export interface Route {
   readonly method: string;
-  /** Exact path, or a prefix ending in `/` whose remainder is the route's one parameter. */
+  /**
+   * Exact path; or a prefix ending in `/` whose remainder is the route's one parameter; or
+   * `prefix/{}/last`, whose second-to-last segment is the parameter.
+   */
   readonly path: string;
   /** Bounded label for HTTP metrics. */
   readonly label: string;
@@ -61,6 +71,7 @@ const get = (path: string, auth: AuthClass, handler: Handler): Route => ({
 });
 
 const WORKER_BY_ID = '/workers/';
+const TOKENIZER_BY_ID = '/v1/tokenizers/';
 
 /**
  * Pure PD mode (`--pd-disaggregation` without `--enable-igw`) answers the probe and info routes
@@ -115,6 +126,33 @@ export const ROUTES: readonly Route[] = [
     auth: 'admin',
     handler: parseReasoning,
   },
+  { method: 'POST', path: '/v1/tokenize', label: '/v1/tokenize', auth: 'data', handler: tokenize },
+  {
+    method: 'POST',
+    path: '/v1/detokenize',
+    label: '/v1/detokenize',
+    auth: 'data',
+    handler: detokenize,
+  },
+  get('/v1/tokenizers', 'admin', listTokenizers),
+  {
+    method: 'POST',
+    path: '/v1/tokenizers',
+    label: '/v1/tokenizers',
+    auth: 'admin',
+    handler: addTokenizer,
+  },
+  ...['GET', 'DELETE'].map((method): Route => ({
+    method,
+    path: TOKENIZER_BY_ID,
+    label: '/v1/tokenizers/{tokenizer_id}',
+    auth: 'admin',
+    handler: tokenizerById,
+  })),
+  {
+    ...get('/v1/tokenizers/{}/status', 'admin', tokenizerStatus),
+    label: '/v1/tokenizers/{tokenizer_id}/status',
+  },
   get('/workers', 'admin', listWorkers),
   { method: 'POST', path: '/workers', label: '/workers', auth: 'admin', handler: createWorker },
   ...['GET', 'PUT', 'PATCH', 'DELETE'].map((method): Route => ({
@@ -131,18 +169,30 @@ export type Match =
   | { readonly kind: 'method_not_allowed'; readonly allowed: string[]; readonly label: string }
   | { readonly kind: 'not_found' };
 
-/** Exact paths and `prefix/{param}` routes, grouped once at load: matching is two map reads. */
+/** A `prefix/{}/last` route: the parameter is the segment before a fixed last one. */
+const INNER_PARAM = '{}/';
+const hasInnerParam = (path: string): boolean => path.includes(INNER_PARAM);
+
+/**
+ * Exact paths, `prefix/{param}` and `prefix/{param}/last` routes, grouped once at load: matching
+ * is a few map reads.
+ */
 const BY_PATH = new Map<string, Route[]>();
 const BY_PREFIX = new Map<string, Route[]>();
+const BY_INNER = new Map<string, Route[]>();
 for (const route of ROUTES) {
-  const table = route.path.endsWith('/') ? BY_PREFIX : BY_PATH;
+  const table = hasInnerParam(route.path)
+    ? BY_INNER
+    : route.path.endsWith('/')
+      ? BY_PREFIX
+      : BY_PATH;
   table.set(route.path, [...(table.get(route.path) ?? []), route]);
 }
 
 /** The match of each exact path and method, made once: matching one allocates nothing. */
 const EXACT = new Map<string, Map<string, Match>>();
 for (const route of ROUTES) {
-  if (route.path.endsWith('/')) continue;
+  if (route.path.endsWith('/') || hasInnerParam(route.path)) continue;
   let byMethod = EXACT.get(route.path);
   if (byMethod === undefined) {
     byMethod = new Map();
@@ -172,6 +222,19 @@ export function matchRoute(method: string, pathname: string): Match {
     const decoded = rest === '' ? undefined : decodeParam(rest);
     routes = decoded === undefined ? undefined : BY_PREFIX.get(prefix);
     param = decoded ?? '';
+    if (!routes && cut > 1) {
+      // `prefix/{param}/last`: the parameter is the segment before the last one.
+      const start = pathname.lastIndexOf('/', cut - 2) + 1;
+      const inner = BY_INNER.get(`${pathname.slice(0, start)}${INNER_PARAM}${rest}`);
+      const value =
+        inner === undefined || start === cut - 1
+          ? undefined
+          : decodeParam(pathname.slice(start, cut - 1));
+      if (value !== undefined) {
+        routes = inner;
+        param = value;
+      }
+    }
   }
   if (!routes) return { kind: 'not_found' };
   const route =

@@ -33,6 +33,7 @@ export class HfModelTokenizer implements ModelTokenizer {
   readonly modelId: string;
   readonly source: string;
   readonly vocabSize: number;
+  readonly baseVocabSize: number;
   readonly eosTokenIds: readonly number[];
   readonly #tok: HfTokenizer;
   readonly #template: ChatTemplate | undefined;
@@ -53,6 +54,7 @@ export class HfModelTokenizer implements ModelTokenizer {
     this.eosTokenIds = Object.freeze([...parts.eosTokenIds]);
     // As the Rust crate's get_vocab_size(true): the vocabulary plus added tokens.
     this.vocabSize = parts.tokenizer.get_vocab(true).size;
+    this.baseVocabSize = parts.tokenizer.get_vocab(false).size;
     this.#special = specialTokens(parts.tokenizerConfig);
   }
 

@@ -64,6 +64,18 @@ export class TokenizerRegistry {
   }
 
   /**
+   * Drops a ready tokenizer (`DELETE /v1/tokenizers/{id}`); a load still running is not
+   * stopped. Returns what was removed.
+   */
+  remove(modelId: string): ModelTokenizer | undefined {
+    const tok = this.#ready.get(modelId);
+    if (tok === undefined) return undefined;
+    this.#ready.delete(modelId);
+    this.#emit(modelId);
+    return tok;
+  }
+
+  /**
    * Loads the model's tokenizer once. A call while a load is running, or after it succeeded,
    * gets the same result (a second worker of the model reuses the first one's tokenizer); a call
    * after a final failure starts again. The promise rejects with the last attempt's error.

@@ -52,6 +52,11 @@ export interface ModelTokenizer {
   /** Where it was loaded from (a directory, or `worker:<url>` for a GetTokenizer bundle). */
   readonly source: string;
   readonly vocabSize: number;
+  /**
+   * The model's vocabulary without added tokens: what SMG reports as `vocab_size` on its
+   * tokenizer admin routes (the Rust crate's `get_vocab_size(false)`).
+   */
+  readonly baseVocabSize: number;
   /** From config.json / generation_config.json only; hidden stops unless ignore_eos. */
   readonly eosTokenIds: readonly number[];
   readonly hasChatTemplate: boolean;

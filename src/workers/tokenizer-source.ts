@@ -12,6 +12,12 @@ import type { ModelTokenizer } from '../tokenizer/types.js';
 export interface TokenizerRegistryLike {
   get(modelId: string): ModelTokenizer | undefined;
   has(modelId: string): boolean;
+  /** Names with a ready tokenizer, in registration order (the tokenizer admin routes). */
+  models(): string[];
+  /** Registers a loaded tokenizer under its `modelId`, replacing one of that name. */
+  set(tok: ModelTokenizer): void;
+  /** Drops a ready tokenizer (`DELETE /v1/tokenizers/{id}`); returns it. */
+  remove(modelId: string): ModelTokenizer | undefined;
   /**
    * Loads `modelId` once: a second call for a model being loaded or loaded joins that entry.
    * Retries the loader itself (3 attempts, 2 s apart) and rejects with its last error.
@@ -51,6 +57,11 @@ export function unavailableTokenizers(reason: string): {
     tokenizers: {
       get: () => undefined,
       has: () => false,
+      models: () => [],
+      set: () => {
+        throw new Error(reason);
+      },
+      remove: () => undefined,
       register: fail,
       onChange: () => () => undefined,
     },

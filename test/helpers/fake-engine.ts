@@ -175,6 +175,19 @@ export class FakeTokenizerRegistry implements TokenizerRegistryLike {
   has(modelId: string): boolean {
     return this.#loaded.has(modelId);
   }
+  models(): string[] {
+    return [...this.#loaded.keys()];
+  }
+  set(tok: ModelTokenizer): void {
+    this.#loaded.set(tok.modelId, tok);
+    for (const l of this.#listeners) l(tok.modelId);
+  }
+  remove(modelId: string): ModelTokenizer | undefined {
+    const tok = this.#loaded.get(modelId);
+    if (tok !== undefined && this.#loaded.delete(modelId))
+      for (const l of this.#listeners) l(modelId);
+    return tok;
+  }
   readonly #closing = new AbortController();
 
   register(
@@ -217,6 +230,7 @@ export function stubTokenizer(modelId: string, source: string): ModelTokenizer {
     modelId,
     source,
     vocabSize: 0,
+    baseVocabSize: 0,
     eosTokenIds: [],
     hasChatTemplate: false,
     encode: no,
