@@ -21,6 +21,8 @@ import type { ResponseMeta } from './formats.js';
 import type { GrpcPlan } from './plan.js';
 import { stopConfig, type PreparedPrompt } from './prepare.js';
 import { GenerateStreamBody, type StreamOutcome } from './stream-body.js';
+import { OpenAiFramer } from './openai-framer.js';
+import type { StreamFramer } from './stream-framer.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 const SSE_HEADERS = {
@@ -75,11 +77,8 @@ export async function answerFromCall(deps: CallAnswerDeps, i: CallAnswerInput): 
   let outcome: { end: StreamOutcome; error?: unknown } | undefined;
   const body = new GenerateStreamBody({
     call,
-    plan,
-    meta: i.meta,
+    framer: framerFor(plan, i.meta, prepared, ctx.startTime),
     choice: newChoice,
-    echoText: prepared.text,
-    startTime: ctx.startTime,
     onEnd: (end, error) => {
       outcome = { end, error };
     },
@@ -94,6 +93,15 @@ export async function answerFromCall(deps: CallAnswerDeps, i: CallAnswerInput): 
     midStreamError: (cause) => streamFailure(cause, worker.url),
     onFirstByte: i.onFirstByte,
   };
+}
+
+function framerFor(
+  plan: GrpcPlan,
+  meta: ResponseMeta,
+  prepared: PreparedPrompt,
+  startTime: number,
+): StreamFramer {
+  return new OpenAiFramer(plan, meta, prepared.text, startTime);
 }
 
 async function collectAnswer(
