@@ -19,10 +19,24 @@ export interface TemplateSpecialTokens {
 // parts-aware template we know of iterates.
 const ITERATES_CONTENT = /\bfor\s+\w+\s+in\s+\w+\s*(?:\.content\b|\[\s*['"]content['"]\s*\])/;
 
+/**
+ * The variable a template reads as its thinking toggle, found in its source as SMG finds it:
+ * `enable_thinking` (Qwen3, GLM, Nemotron), else a bare `thinking` tested or set by the template
+ * (DeepSeek V3.1, Kimi K2.5); the trailing space or operator keeps `thinking_budget` and the
+ * like from counting. Undefined: the template has no toggle.
+ */
+function thinkingKeyOf(source: string): 'enable_thinking' | 'thinking' | undefined {
+  if (source.includes('enable_thinking')) return 'enable_thinking';
+  if (/\bif thinking |\bthinking is |\bthinking ==|\bset thinking /.test(source)) return 'thinking';
+  return undefined;
+}
+
 export class ChatTemplate {
   readonly #template: Template;
   /** True when message content is passed as OpenAI parts rather than flattened to a string. */
   readonly contentAsParts: boolean;
+  /** The template's own thinking-toggle variable, which `ChatTemplateInput.thinking` sets. */
+  readonly thinkingKey: 'enable_thinking' | 'thinking' | undefined;
 
   /** Compiles once; a syntax error is a ChatTemplateError naming the source. */
   constructor(
@@ -35,6 +49,7 @@ export class ChatTemplate {
       throw new ChatTemplateError(`chat template ${origin} does not parse: ${messageOf(err)}`);
     }
     this.contentAsParts = ITERATES_CONTENT.test(source);
+    this.thinkingKey = thinkingKeyOf(source);
   }
 
   /**
@@ -62,6 +77,9 @@ export class ChatTemplate {
     };
     if (input.tools !== undefined) context.tools = input.tools;
     if (input.documents !== undefined) context.documents = input.documents;
+    // The request's wish under the template's own name for it; explicit kwargs still win.
+    if (input.thinking !== undefined && this.thinkingKey !== undefined)
+      context[this.thinkingKey] = input.thinking;
     if (input.chatTemplateKwargs !== undefined) Object.assign(context, input.chatTemplateKwargs);
     let rendered: string;
     try {

@@ -13,6 +13,11 @@ export interface ChatTemplateInput {
   continueFinalMessage?: boolean | undefined;
   /** Merged over the template context. */
   chatTemplateKwargs?: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * Thinking on or off, set under the template's own toggle (`enable_thinking` or `thinking`);
+   * undefined leaves the template's default. `chatTemplateKwargs` naming the toggle wins.
+   */
+  thinking?: boolean | undefined;
 }
 
 /** A template that raised or failed to render; its message is safe to show the client (400). */
