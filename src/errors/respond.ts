@@ -4,6 +4,7 @@
  * the stream ends, because a status line can no longer change.
  */
 import type { ServerResponse } from 'node:http';
+import { anthropicErrorBody, anthropicErrorEvent } from './anthropic-errors.js';
 import { typeOf } from './catalog.js';
 import { GatewayError } from './gateway-error.js';
 
@@ -14,6 +15,7 @@ import { GatewayError } from './gateway-error.js';
  */
 const MINTED_CODE = Symbol('switchyard.mintedErrorCode');
 const EVENT_STREAM = Symbol('switchyard.eventStream');
+const ANTHROPIC_ERRORS = Symbol('switchyard.anthropicErrors');
 
 interface MarkedResponse extends ServerResponse {
   /**
@@ -22,6 +24,20 @@ interface MarkedResponse extends ServerResponse {
    */
   [MINTED_CODE]?: string;
   [EVENT_STREAM]?: true;
+  /** The route speaks Anthropic's API: errors in its shape (anthropic-errors.ts). */
+  [ANTHROPIC_ERRORS]?: true;
+}
+
+/**
+ * Marks a response whose errors must be in Anthropic's shape (the Messages routes): every error
+ * written to it afterwards, before or after its head, uses that shape.
+ */
+export function useAnthropicErrors(res: ServerResponse): void {
+  (res as MarkedResponse)[ANTHROPIC_ERRORS] = true;
+}
+
+function anthropic(res: ServerResponse): boolean {
+  return (res as MarkedResponse)[ANTHROPIC_ERRORS] === true;
 }
 
 /** The code the gateway answered this response with, or '' when it minted none. */
@@ -65,7 +81,7 @@ export function sendError(res: ServerResponse, err: GatewayError): void {
     endWithError(res, err);
     return;
   }
-  const body = errorBody(err);
+  const body = anthropic(res) ? anthropicErrorBody(err) : errorBody(err);
   for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
   recordErrorCode(res, err.code);
   res.setHeader('content-type', 'application/json');
@@ -78,7 +94,7 @@ export function sendError(res: ServerResponse, err: GatewayError): void {
 export function endWithError(res: ServerResponse, err: GatewayError): void {
   if (res.writableEnded) return;
   if (isEventStreamResponse(res)) {
-    res.end(`data: ${errorBody(err)}\n\n`);
+    res.end(anthropic(res) ? anthropicErrorEvent(err) : `data: ${errorBody(err)}\n\n`);
     return;
   }
   // A JSON body cannot carry an error after its head: cut it so the client sees a truncation

@@ -138,6 +138,7 @@ export function planFor(ctx: RequestContext): GrpcPlan {
         prompt,
       };
     }
+    case 'messages':
     case 'embeddings':
     case 'rerank':
     case 'responses':

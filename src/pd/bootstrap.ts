@@ -56,6 +56,7 @@ export function batchSize(endpoint: Endpoint, body: JsonObject): number | undefi
     case 'embeddings':
     case 'rerank':
     case 'responses':
+    case 'messages':
       return undefined;
   }
 }

@@ -14,6 +14,7 @@ export function sanitizePrefill(endpoint: Endpoint, body: JsonObject): JsonObjec
   delete out.min_tokens;
   delete out.min_completion_tokens;
   delete out.stop;
+  delete out.stop_sequences;
   delete out.stop_token_ids;
   out.ignore_eos = true;
   if (out.n !== undefined) out.n = 1;

@@ -65,6 +65,8 @@ export interface RequestInput {
   /** Decided once at the edge (server/request-id.ts). */
   requestId: string;
   trace?: RequestSpan | undefined;
+  /** The client's credential when it is not `Authorization` (Anthropic routes: `x-api-key`). */
+  authorization?: string | undefined;
 }
 
 /** What every request of one gateway uses to build its context: made once per gateway. */
@@ -105,7 +107,7 @@ export function buildRequestContext(input: RequestInput, deps: ContextDeps): Req
     stream: body.stream === true,
     requestId: input.requestId,
     headers,
-    clientAuthorization: deps.clientCredential(headers.authorization),
+    clientAuthorization: deps.clientCredential(input.authorization ?? headers.authorization),
     via: input.via,
     signal: input.signal,
     startTime: performance.now(),

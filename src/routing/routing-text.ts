@@ -52,6 +52,9 @@ export function routingText(endpoint: Endpoint, body: JsonObject): string {
       return promptText(body.text);
     case 'responses':
       return typeof body.input === 'string' ? body.input : chatText(body.input);
+    case 'messages':
+      // The system prompt renders first, so it leads the prefix (its blocks read as parts do).
+      return `<|system|>\n${contentText(body.system)}\n${chatText(body.messages)}`;
     case 'embeddings':
       return promptText(body.input);
     case 'rerank':

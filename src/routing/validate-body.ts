@@ -10,6 +10,7 @@ import type { JsonObject } from '../util/json.js';
 import { MAX_BATCH_ITEMS, MAX_N, MAX_SEQUENCES } from './request-limits.js';
 import { U32_MAX } from '../util/rust-int-limits.js';
 import type { Endpoint } from './endpoint.js';
+import { validateMessages } from './validate-messages.js';
 
 function invalid(message: string): GatewayError {
   return new GatewayError('invalid_body', message);
@@ -142,6 +143,8 @@ export function validateBody(endpoint: Endpoint, body: JsonObject): void {
       return validateCompletion(body);
     case 'generate':
       return validateGenerate(body);
+    case 'messages':
+      return validateMessages(body);
     case 'embeddings':
     case 'rerank':
     case 'responses':

@@ -5,6 +5,7 @@
  * neither their plaintext nor a timing signal stays in memory after startup.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { ControlPlaneKey, ControlPlaneRole } from '../config/control-plane-key.js';
 
 /** `data`: inference (`--api-key`); `admin`: control plane (control-plane keys, else `--api-key`); `public`: probes. */
@@ -28,6 +29,17 @@ function findDigest<T extends { digest: Buffer }>(
 function bearerToken(header: string | undefined): string | undefined {
   const match = header === undefined ? null : /^bearer +(.+)$/i.exec(header);
   return match?.[1];
+}
+
+/**
+ * The credential of a request to an Anthropic route: its `Authorization`, else its `x-api-key`
+ * as a bearer token. Anthropic's SDKs and Claude Code (with `ANTHROPIC_API_KEY`) send the key as
+ * `x-api-key`; SMG reads only `Authorization` and answers them 401 (docs/compat.md).
+ */
+export function anthropicCredential(headers: IncomingHttpHeaders): string | undefined {
+  if (headers.authorization !== undefined) return headers.authorization;
+  const key = headers['x-api-key'];
+  return typeof key === 'string' && key !== '' ? `Bearer ${key}` : undefined;
 }
 
 export class GatewayAuth {

@@ -4,10 +4,11 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.js';
-import { gatewayErrorCode, sendError } from '../errors/respond.js';
+import { gatewayErrorCode, sendError, useAnthropicErrors } from '../errors/respond.js';
+import { anthropicCredential } from './auth.js';
 import type { AppContext } from './app-context.js';
-import { HttpIngressMetrics } from './http-metrics.js';
 import { createCorsPolicy } from './cors.js';
+import { HttpIngressMetrics } from './http-metrics.js';
 import { assignRequestId, requestIdHeaderNames } from './request-id.js';
 import { matchRoute, type Handler } from './routes.js';
 
@@ -51,13 +52,13 @@ export function createGatewayServer(app: AppContext): GatewayServer {
   const { metrics } = app;
   const ingress = new HttpIngressMetrics(metrics);
   const requestIdHeaders = requestIdHeaderNames(app.config.requestIdHeaders);
-
   const cors = createCorsPolicy(app.config.corsAllowedOrigins);
+
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    const start = performance.now();
     // Outermost, as SMG's CORS layer: its headers are on every answer below, and a preflight is
     // answered here, before request ids, metrics, routing and auth (server/cors.ts).
     if (cors.handle(req, res)) return;
+    const start = performance.now();
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     const query = url.indexOf('?');
@@ -112,7 +113,13 @@ export function createGatewayServer(app: AppContext): GatewayServer {
       );
       return;
     }
-    const access = app.auth.check(req.headers.authorization, match.route.auth, method);
+    const anthropic = match.route.api === 'anthropic';
+    if (anthropic) useAnthropicErrors(res);
+    const access = app.auth.check(
+      anthropic ? anthropicCredential(req.headers) : req.headers.authorization,
+      match.route.auth,
+      method,
+    );
     if (access === 'unauthorized') {
       sendError(
         res,

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from './app-context.js';
 import type { AuthClass } from './auth.js';
 import { liveness, readiness } from './handlers/health.js';
+import { countTokens } from './handlers/count-tokens.js';
 import { inferenceHandler } from './handlers/inference.js';
 import { listModels } from './handlers/models.js';
 import { createWorker, listWorkers, workerById } from './handlers/workers-admin.js';
@@ -44,6 +45,11 @@ export interface Route {
   /** Bounded label for HTTP metrics. */
   readonly label: string;
   readonly auth: AuthClass;
+  /**
+   * `anthropic`: the route speaks Anthropic's API, so its errors are in Anthropic's shape and
+   * its clients' `x-api-key` header is read as their credential.
+   */
+  readonly api?: 'anthropic';
   readonly handler: Handler;
 }
 
@@ -87,6 +93,15 @@ const infoRoute = (path: string): Handler =>
 
 export const ROUTES: readonly Route[] = [
   inference('/v1/chat/completions', 'chat'),
+  { ...inference('/v1/messages', 'messages'), api: 'anthropic' },
+  {
+    method: 'POST',
+    path: '/v1/messages/count_tokens',
+    label: '/v1/messages/count_tokens',
+    auth: 'data',
+    api: 'anthropic',
+    handler: countTokens,
+  },
   inference('/v1/completions', 'completion'),
   inference('/generate', 'generate'),
   inference('/v1/embeddings', 'embeddings'),

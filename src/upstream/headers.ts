@@ -3,13 +3,19 @@
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 
-/** Client headers SMG forwards; `authorization` is decided apart, by `upstreamAuthorization`. */
+/**
+ * Client headers SMG forwards, plus Anthropic's API version and beta flags, which a gateway in
+ * front of `/v1/messages` must pass on (Claude Code's gateway requirements) and SMG drops; only
+ * Anthropic clients send them. `authorization` is decided apart, by `upstreamAuthorization`.
+ */
 const FORWARDED_REQUEST_HEADERS = new Set([
   'x-request-id',
   'x-correlation-id',
   'traceparent',
   'tracestate',
   'x-smg-routing-key',
+  'anthropic-version',
+  'anthropic-beta',
 ]);
 
 export function shouldForwardRequestHeader(name: string): boolean {

@@ -11,6 +11,7 @@ import { sendError } from '../../errors/respond.js';
 import type { Endpoint } from '../../routing/endpoint.js';
 import { buildRequestContext, type ContextDeps } from '../../routing/request-context.js';
 import type { AppContext } from '../app-context.js';
+import { anthropicCredential } from '../auth.js';
 import { parseJsonObject, readChargedBody } from '../body.js';
 import { clientHeadersOf, requestIdOf } from '../request-id.js';
 import { writeAnswer } from '../write-answer.js';
@@ -57,6 +58,8 @@ function contextDeps(app: AppContext): ContextDeps {
 }
 
 export function inferenceHandler(endpoint: Endpoint) {
+  // Anthropic clients may send their key as `x-api-key`; it reaches a worker as a bearer token.
+  const credential = endpoint === 'messages' ? anthropicCredential : undefined;
   return async (
     req: IncomingMessage,
     res: ServerResponse,
@@ -104,6 +107,7 @@ export function inferenceHandler(endpoint: Endpoint) {
           signal: client.signal,
           requestId: requestIdOf(req),
           trace,
+          authorization: credential?.(headers),
         },
         contextDeps(app),
       );

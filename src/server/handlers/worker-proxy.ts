@@ -11,6 +11,7 @@ import { sendError, sendJson } from '../../errors/respond.js';
 import { midStreamGatewayError, transportGatewayError } from '../../upstream/errors.js';
 import { isEventStream } from '../../upstream/event-stream.js';
 import { callUpstream, type UpstreamHead } from '../../upstream/upstream-call.js';
+import type { AnswerLease } from '../../routing/answer.js';
 import { writeAnswer } from '../write-answer.js';
 import { relayResponseHeaders, workerCallHeaders } from '../../upstream/headers.js';
 import type { Worker } from '../../workers/worker.js';
@@ -55,48 +56,70 @@ export const firstAvailablePrefill: WorkerPick = (app) =>
 export function proxyGetToFirstWorker(path: string, pick: WorkerPick = firstAvailableWorker) {
   return async (req: IncomingMessage, res: ServerResponse, app: AppContext): Promise<void> => {
     const worker = pick(app);
-    const pool = worker instanceof GatewayError ? undefined : app.pools.get(worker.origin);
-    if (worker instanceof GatewayError || !pool) {
-      sendError(
-        res,
-        worker instanceof GatewayError
-          ? worker
-          : new GatewayError('no_workers', 'No available workers'),
-      );
+    if (worker instanceof GatewayError) {
+      sendError(res, worker);
       return;
     }
-    const client = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) client.abort();
-    });
-    const call = callUpstream(
-      pool,
-      { method: 'GET', path: worker.upstreamPath(path), headers: workerHeaders(worker, req, app) },
-      client.signal,
-      app.config.requestTimeoutSecs * 1000,
-      app.clock,
-    );
-    let head: UpstreamHead;
-    try {
-      head = await call.head;
-    } catch (err) {
-      if (!client.signal.aborted) sendError(res, transportGatewayError(err, worker.url));
-      return;
-    }
-    await writeAnswer(res, {
-      status: head.status,
-      // Last, so the worker's own `x-request-id` never replaces the id the client is answered with.
-      headers: relayResponseHeaders(head.headers, {
-        'x-smg-routed-worker-id': worker.url,
-        'x-request-id': requestIdOf(req),
-      }),
-      body: head.body,
-      eventStream: isEventStream(head.headers),
-      routedTo: worker,
-      leases: [],
-      midStreamError: (cause) => midStreamGatewayError(cause, worker.url),
-    });
+    await relayToWorker(req, res, app, worker, { method: 'GET', path });
   };
+}
+
+/**
+ * Sends one call to `worker` on behalf of the client's request and relays its answer as it is
+ * (status, headers, body or stream), with the routed worker's id; `leases` end with the answer.
+ * A client that leaves aborts the call.
+ */
+export async function relayToWorker(
+  req: IncomingMessage,
+  res: ServerResponse,
+  app: AppContext,
+  worker: Worker,
+  call: { method: 'GET' | 'POST'; path: string; body?: Buffer; leases?: AnswerLease[] },
+): Promise<void> {
+  const leases = call.leases ?? [];
+  const pool = app.pools.get(worker.origin);
+  if (!pool) {
+    for (const l of leases) l.release('upstream_failed');
+    sendError(res, new GatewayError('no_workers', 'No available workers'));
+    return;
+  }
+  const client = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) client.abort();
+  });
+  const headers = workerHeaders(worker, req, app);
+  if (call.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = String(call.body.length);
+  }
+  const upstream = callUpstream(
+    pool,
+    { method: call.method, path: worker.upstreamPath(call.path), headers, body: call.body },
+    client.signal,
+    app.config.requestTimeoutSecs * 1000,
+    app.clock,
+  );
+  let head: UpstreamHead;
+  try {
+    head = await upstream.head;
+  } catch (err) {
+    for (const l of leases) l.release(client.signal.aborted ? 'client_closed' : 'upstream_failed');
+    if (!client.signal.aborted) sendError(res, transportGatewayError(err, worker.url));
+    return;
+  }
+  await writeAnswer(res, {
+    status: head.status,
+    // Last, so the worker's own `x-request-id` never replaces the id the client is answered with.
+    headers: relayResponseHeaders(head.headers, {
+      'x-smg-routed-worker-id': worker.url,
+      'x-request-id': requestIdOf(req),
+    }),
+    body: head.body,
+    eventStream: isEventStream(head.headers),
+    routedTo: worker,
+    leases,
+    midStreamError: (cause) => midStreamGatewayError(cause, worker.url),
+  });
 }
 
 async function callWorker(

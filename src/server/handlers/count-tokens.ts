@@ -1,0 +1,81 @@
+/**
+ * `POST /v1/messages/count_tokens` (Anthropic's token count, which Claude Code calls before it
+ * sends a long conversation). A model served over HTTP is relayed to one of its workers, which
+ * SGLang and vLLM serve the route on; one served by gRPC workers is not counted yet (the gateway
+ * renders no Messages prompt yet). SMG has no such route (404).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { sendError } from '../../errors/respond.js';
+import { validateMessages } from '../../routing/validate-messages.js';
+import { connectionModeOf } from '../../routing/select-regular.js';
+import { WORKER_TYPES, type Worker } from '../../workers/worker.js';
+import type { AppContext } from '../app-context.js';
+import { parseJsonObject, readChargedBody } from '../body.js';
+import { relayToWorker } from './worker-proxy.js';
+
+export const COUNT_TOKENS_PATH = '/v1/messages/count_tokens';
+
+/** The model's available worker with the least in flight, of any type; gRPC ones separately. */
+function workersOf(app: AppContext, model: string): { http: Worker | undefined; grpc: boolean } {
+  let http: Worker | undefined;
+  let grpc = false;
+  for (const type of WORKER_TYPES) {
+    for (const w of app.registry.forModel(model, type)) {
+      if (connectionModeOf(w) === 'grpc') {
+        grpc = true;
+        continue;
+      }
+      if (w.isAvailable() && (http === undefined || w.load < http.load)) http = w;
+    }
+  }
+  return { http, grpc };
+}
+
+export async function countTokens(
+  req: IncomingMessage,
+  res: ServerResponse,
+  app: AppContext,
+): Promise<void> {
+  const charge = app.bodyBudget.open();
+  res.on('close', () => charge.release());
+  try {
+    const raw = await readChargedBody(
+      req,
+      charge,
+      app.config.maxPayloadSize,
+      app.config.requestBodyTimeoutSecs * 1000,
+      app.bodyBudget.capacity,
+      app.clock,
+    );
+    const body = parseJsonObject(raw);
+    validateMessages(body, { countOnly: true });
+    const requested = body.model as string;
+    const model = app.aliases.get(requested) ?? requested;
+    const { http, grpc } = workersOf(app, model);
+    if (http === undefined) {
+      if (grpc)
+        throw new GatewayError(
+          'not_found',
+          '/v1/messages/count_tokens is not served by gRPC workers yet; register the worker by its http:// URL',
+        );
+      throw new GatewayError('model_not_found', `No worker available for model '${model}'`);
+    }
+    // The engine knows only the canonical id.
+    const upstream = model === requested ? raw : Buffer.from(JSON.stringify({ ...body, model }));
+    await relayToWorker(req, res, app, http, {
+      method: 'POST',
+      path: COUNT_TOKENS_PATH,
+      body: upstream,
+      leases: [http.acquireLoad()],
+    });
+  } catch (err) {
+    if (res.destroyed) return;
+    const error =
+      err instanceof GatewayError
+        ? err
+        : new GatewayError('internal_error', 'Internal gateway error');
+    if (error !== err) app.logger.error({ err: String(err) }, 'count_tokens failed');
+    sendError(res, error);
+  }
+}
