@@ -21,6 +21,7 @@ import type { ResponseMeta } from './formats.js';
 import type { GrpcPlan } from './plan.js';
 import { stopConfig, type PreparedPrompt } from './prepare.js';
 import { GenerateStreamBody, type StreamOutcome } from './stream-body.js';
+import { MessagesFramer } from './messages/messages-framer.js';
 import { OpenAiFramer } from './openai-framer.js';
 import type { StreamFramer } from './stream-framer.js';
 
@@ -101,6 +102,7 @@ function framerFor(
   prepared: PreparedPrompt,
   startTime: number,
 ): StreamFramer {
+  if (plan.kind === 'messages') return new MessagesFramer(meta, prepared.inputIds.length);
   return new OpenAiFramer(plan, meta, prepared.text, startTime);
 }
 

@@ -42,7 +42,7 @@ export function chatParsingFor(
   model: string,
   parsers: ModelParsers | undefined,
 ): ChatParsing | undefined {
-  if (plan.kind !== 'chat' || parsers === undefined) return undefined;
+  if ((plan.kind !== 'chat' && plan.kind !== 'messages') || parsers === undefined) return undefined;
   const found = plan.separateReasoning === false ? undefined : parsers.reasoning(model);
   // `passthrough` leaves every character content: the plain path does that without a parser.
   const reasoning = found?.name === 'passthrough' ? undefined : found;

@@ -3,6 +3,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { parseChatAnswer, type ChatParsing } from './chat-output.js';
 import type { ChoiceState } from './choice.js';
 import { finalBody, type ResponseMeta } from './formats.js';
+import { messageBody } from './messages/messages-shapes.js';
 import type { GrpcPlan } from './plan.js';
 import type { PreparedPrompt } from './prepare.js';
 
@@ -30,6 +31,8 @@ export async function collect(
     throw new GatewayError('no_responses_from_server', 'The engine sent no complete response');
   const ordered = [...choices.values()].sort((a, b) => a.index - b.index);
   if (parsing !== undefined) for (const c of ordered) c.parsed = parseChatAnswer(c.text, parsing);
+  // A Messages request has one sample (the API has no `n`); `ordered` is never empty here.
+  if (plan.kind === 'messages') return messageBody(meta, ordered[0] as ChoiceState);
   return finalBody(plan.kind, meta, ordered, {
     wantLogprobs: plan.logprobs !== undefined,
     echoText: plan.echo ? prepared.text : undefined,

@@ -61,7 +61,8 @@ export function engineInput(
   requestId: string,
 ): GenerateInput {
   return {
-    kind: plan.kind,
+    // The engine runs a Messages request as the chat it was rendered from.
+    kind: plan.kind === 'messages' ? 'chat' : plan.kind,
     requestId,
     inputIds: prepared.inputIds,
     originalText: prepared.text,
@@ -89,7 +90,8 @@ export function responseMeta(
 ): ResponseMeta {
   const tokenizer = prepared.tokenizer;
   return {
-    id: requestId,
+    // Anthropic message ids start `msg_`; the engine's request id stays the dispatch's own.
+    id: ctx.endpoint === 'messages' ? `msg_${uuidv7().replace(/-/g, '')}` : requestId,
     model: modelIdFor(ctx, worker),
     created: Math.floor(Date.now() / 1000),
     fingerprint: worker.labels.weight_version ?? 'default',

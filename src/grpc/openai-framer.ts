@@ -30,7 +30,8 @@ export class OpenAiFramer implements StreamFramer {
     private readonly echoText: string,
     private readonly startTime: number,
   ) {
-    this.#kind = plan.kind;
+    // Anthropic Messages plans are framed by their own framer.
+    this.#kind = plan.kind === 'messages' ? 'chat' : plan.kind;
   }
 
   frames(out: EngineOutput, c: ChoiceState): string {

@@ -11,6 +11,7 @@ import type { ChatTemplateInput } from '../tokenizer/types.js';
 import type { JsonObject } from '../util/json.js';
 import { badParam, chatSampling, completionSampling, generateSampling } from './sampling.js';
 import { multimodal, templateMessages } from './chat-messages.js';
+import { messagesPlan } from './messages/messages-plan.js';
 import { chatToolsOf, toolConstraint, type ChatTools } from './tools.js';
 
 export type PromptInput =
@@ -19,7 +20,8 @@ export type PromptInput =
   | { kind: 'ids'; ids: readonly number[] };
 
 export interface GrpcPlan {
-  kind: 'chat' | 'completion' | 'generate';
+  /** `messages`: an Anthropic Messages request, generated as a chat and answered in its shape. */
+  kind: 'chat' | 'completion' | 'generate' | 'messages';
   stream: boolean;
   includeUsage: boolean;
   sampling: SamplingInput;
@@ -139,6 +141,7 @@ export function planFor(ctx: RequestContext): GrpcPlan {
       };
     }
     case 'messages':
+      return messagesPlan(body, ctx.stream);
     case 'embeddings':
     case 'rerank':
     case 'responses':

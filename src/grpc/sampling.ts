@@ -125,21 +125,26 @@ function logitBias(o: JsonObject): Record<string, number> | undefined {
 export const MAX_STOP_STRINGS = 32;
 export const MAX_STOP_LENGTH = 512;
 
-function stopStrings(o: JsonObject): string[] {
-  const stops = stringList(o, 'stop');
+function stopStrings(o: JsonObject, field = 'stop'): string[] {
+  const stops = stringList(o, field);
   if (stops.length > MAX_STOP_STRINGS)
-    throw badParam(`'stop' has ${stops.length} strings, over the limit of ${MAX_STOP_STRINGS}`);
+    throw badParam(`'${field}' has ${stops.length} strings, over the limit of ${MAX_STOP_STRINGS}`);
   for (const s of stops) {
     if (s.length > MAX_STOP_LENGTH)
       throw badParam(
-        `a 'stop' string is ${s.length} characters, over the limit of ${MAX_STOP_LENGTH}`,
+        `a '${field}' string is ${s.length} characters, over the limit of ${MAX_STOP_LENGTH}`,
       );
   }
   return stops;
 }
 
 /** Fields named the same in OpenAI bodies and SGLang's `sampling_params`. */
-function common(o: JsonObject, maxNewTokens: number | undefined, minNewTokens: number | undefined) {
+function common(
+  o: JsonObject,
+  maxNewTokens: number | undefined,
+  minNewTokens: number | undefined,
+  stop: string[] = stopStrings(o),
+) {
   return {
     temperature: num(o, 'temperature'),
     topP: num(o, 'top_p'),
@@ -150,7 +155,7 @@ function common(o: JsonObject, maxNewTokens: number | undefined, minNewTokens: n
     repetitionPenalty: num(o, 'repetition_penalty'),
     maxNewTokens,
     minNewTokens,
-    stop: stopStrings(o),
+    stop,
     stopTokenIds: tokenList(o, 'stop_token_ids'),
     ignoreEos: bool(o, 'ignore_eos') ?? false,
     noStopTrim: bool(o, 'no_stop_trim') ?? false,
@@ -174,6 +179,20 @@ export function chatSampling(body: JsonObject): SamplingInput {
 
 export function completionSampling(body: JsonObject): SamplingInput {
   return common(body, int(body, 'max_tokens'), int(body, 'min_tokens'));
+}
+
+/**
+ * Anthropic Messages: `max_tokens`, `stop_sequences`, `temperature`, `top_p` and `top_k`, the only
+ * sampling fields that API has; OpenAI's and SGLang's other fields are not read from its bodies.
+ */
+export function messagesSampling(body: JsonObject): SamplingInput {
+  const own: JsonObject = {
+    temperature: body.temperature,
+    top_p: body.top_p,
+    top_k: body.top_k,
+    stop_sequences: body.stop_sequences,
+  };
+  return common(own, int(body, 'max_tokens', 1), undefined, stopStrings(own, 'stop_sequences'));
 }
 
 /** `/generate`: SGLang's own field names inside `sampling_params`. */

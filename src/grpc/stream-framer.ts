@@ -2,7 +2,7 @@
  * What a streamed gRPC answer looks like on the wire, apart from how it is pumped: the frames
  * each engine output adds, the frames that end the stream, and the frames that end a stream that
  * failed after it started. One framer per response (OpenAI chat/completions and SGLang's
- * `/generate` in openai-framer.ts); the body
+ * `/generate` in openai-framer.ts; Anthropic Messages in messages/messages-framer.ts); the body
  * (stream-body.ts) owns the samples' states, backpressure and the call's end.
  */
 import type { EngineOutput } from '../engine/types.js';

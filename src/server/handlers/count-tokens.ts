@@ -1,12 +1,15 @@
 /**
  * `POST /v1/messages/count_tokens` (Anthropic's token count, which Claude Code calls before it
- * sends a long conversation). A model served over HTTP is relayed to one of its workers, which
- * SGLang and vLLM serve the route on; one served by gRPC workers is not counted yet (the gateway
- * renders no Messages prompt yet). SMG has no such route (404).
+ * sends a long conversation). A model whose tokenizer the gateway holds (gRPC workers) is counted
+ * here, exactly as its Messages request would be rendered and encoded, without a worker; a model
+ * served over HTTP is relayed to one of its workers, which SGLang and vLLM serve the route on.
+ * SMG has no such route (404).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '../../errors/gateway-error.js';
-import { sendError } from '../../errors/respond.js';
+import { sendError, sendJson } from '../../errors/respond.js';
+import { messagesPlan } from '../../grpc/messages/messages-plan.js';
+import { preparePrompt, tokenizerNotFound } from '../../grpc/prepare.js';
 import { validateMessages } from '../../routing/validate-messages.js';
 import { connectionModeOf } from '../../routing/select-regular.js';
 import { WORKER_TYPES, type Worker } from '../../workers/worker.js';
@@ -52,13 +55,15 @@ export async function countTokens(
     validateMessages(body, { countOnly: true });
     const requested = body.model as string;
     const model = app.aliases.get(requested) ?? requested;
+    const tokenizer = app.tokenizers.get(model);
+    if (tokenizer !== undefined) {
+      const prepared = preparePrompt(messagesPlan(body, false), tokenizer);
+      sendJson(res, 200, { input_tokens: prepared.inputIds.length });
+      return;
+    }
     const { http, grpc } = workersOf(app, model);
     if (http === undefined) {
-      if (grpc)
-        throw new GatewayError(
-          'not_found',
-          '/v1/messages/count_tokens is not served by gRPC workers yet; register the worker by its http:// URL',
-        );
+      if (grpc) throw tokenizerNotFound(model);
       throw new GatewayError('model_not_found', `No worker available for model '${model}'`);
     }
     // The engine knows only the canonical id.
