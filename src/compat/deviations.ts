@@ -118,6 +118,31 @@ export const DELIBERATE_DEVIATIONS: readonly Deviation[] = [
     doc: 'docs/api.md (Token and tokenizer routes)',
   },
   {
+    title: "The Messages routes answer errors in Anthropic's shape and accept `x-api-key`",
+    text: 'SMG answers `/v1/messages` errors with its OpenAI-style body, which the Anthropic SDKs cannot read, and reads only `Authorization: Bearer`, so Claude Code started with `ANTHROPIC_API_KEY` (which sends `x-api-key`) gets a bare 401. Switchyard answers `{"type":"error","error":{"type","message"}}` (the type by status, as Anthropic\'s API names them; the code stays in `X-SMG-Error-Code`), ends a broken stream with an `event: error`, and takes `x-api-key` as the client\'s credential on these routes.',
+    doc: 'docs/api.md (Anthropic Messages API)',
+  },
+  {
+    title: '`anthropic-version` and `anthropic-beta` reach the worker',
+    text: "SMG forwards only its allow-listed headers, so an engine's Messages endpoint never sees the client's API version or beta flags, which Anthropic's gateway requirements say a gateway must pass on. Switchyard forwards both (only Anthropic clients send them).",
+    doc: 'docs/api.md (Anthropic Messages API)',
+  },
+  {
+    title: '`POST /v1/messages/count_tokens` is served',
+    text: "SMG has no such route (404), and Claude Code calls it. Switchyard counts a gRPC model's prompt with the gateway's tokenizer and template, exactly as `/v1/messages` would encode it, and relays an HTTP model's request to one of its workers (SGLang and vLLM serve it).",
+    doc: 'docs/api.md (Anthropic Messages API)',
+  },
+  {
+    title: "gRPC Messages keep a turn's block order and honour `disable_parallel_tool_use`",
+    text: "SMG renders a user turn's text before its `tool_result`s, which puts a user turn between a call and its result (Anthropic requires the results first, and Claude Code sends text after them); Switchyard keeps the order sent. SMG ignores `disable_parallel_tool_use`; Switchyard keeps one call per answer. A `tool_result` that answers no `tool_use` of the assistant turn before it is a 400, as Anthropic's API refuses it, and `message_start` carries the prompt's real `input_tokens` (SMG: 0).",
+    doc: 'docs/grpc.md (Anthropic Messages)',
+  },
+  {
+    title: 'gRPC chat renders a tool-call-only assistant turn with content ""',
+    text: "An agent loop sends its assistant turn back as `content: null`. SMG hands the template null, and templates that test content with `in` or `+` (Qwen3's `'</think>' in message.content`) fail on it, so every tool loop's second request fails; Switchyard hands the template \"\", as vLLM and SGLang do.",
+    doc: 'docs/grpc.md (Chat messages)',
+  },
+  {
     title: 'PD leg errors keep the upstream status',
     text: 'A prefill or decode 429/408/504 is relayed as such with a leg-specific code, where SMG answers 500.',
     doc: 'docs/api.md (PD leg errors)',
@@ -133,6 +158,16 @@ export const DELIBERATE_DEVIATIONS: readonly Deviation[] = [
     doc: 'docs/configuration.md (Authentication)',
   },
   {
+    title: 'A `--cors-allowed-origins` entry no browser sends as `Origin` stops startup',
+    text: 'SMG compares the `Origin` header with each entry byte for byte and keeps an entry that can never equal one (`https://app.example.com/`, upper case, a default port, `a,b`), so the origin the operator meant is silently refused; Switchyard exits 2 naming the spelling a browser sends. `*` stops both (SMG panics in tower-http).',
+    doc: 'docs/configuration.md (Request handling, Validation), docs/security.md (CORS)',
+  },
+  {
+    title: 'CORS covers unknown paths too',
+    text: "SMG adds its fallback after its layers, so the 404 for an unknown path carries no CORS headers and an `OPTIONS` there is that 404; a page then sees a network error instead of the 404. Switchyard's CORS wraps every path of the main port.",
+    doc: 'docs/security.md (CORS)',
+  },
+  {
     title: 'Request bodies are typed and bounded a little differently',
     text: 'Chat `n` may go up to 128 (SMG: 10), a completions `prompt` may be token ids and `/generate` `text` a list (SGLang batches), and a request without `model` or `prompt` is forwarded; bodies nest at most 128 levels (SMG refuses at 128).',
     doc: 'docs/api.md (Request limits and validation)',
@@ -146,16 +181,6 @@ export const DELIBERATE_DEVIATIONS: readonly Deviation[] = [
     title: 'Worker `x-smg-*` response headers are not relayed',
     text: "Those headers are the gateway's statements about its own answer (error code, routed worker), so a worker's copy is dropped and never counted as the gateway's error code.",
     doc: 'docs/api.md (Response headers), docs/security.md',
-  },
-  {
-    title: 'A `--cors-allowed-origins` entry no browser sends as `Origin` stops startup',
-    text: 'SMG compares the `Origin` header with each entry byte for byte and keeps an entry that can never equal one (`https://app.example.com/`, upper case, a default port, `a,b`), so the origin the operator meant is silently refused; Switchyard exits 2 naming the spelling a browser sends. `*` stops both (SMG panics in tower-http).',
-    doc: 'docs/configuration.md (Request handling, Validation), docs/security.md (CORS)',
-  },
-  {
-    title: 'CORS covers unknown paths too',
-    text: "SMG adds its fallback after its layers, so the 404 for an unknown path carries no CORS headers and an `OPTIONS` there is that 404; a page then sees a network error instead of the 404. Switchyard's CORS wraps every path of the main port.",
-    doc: 'docs/security.md (CORS)',
   },
   {
     title: 'PD `/health_generate` probes the first available pair',

@@ -64,7 +64,12 @@ export const SMG_ROUTES: readonly SmgRoute[] = [
     status: ABSENT,
     note: 'No history storage.',
   },
-  { methods: 'POST', path: '/v1/messages', status: ABSENT },
+  {
+    methods: 'POST',
+    path: '/v1/messages',
+    status: 'differs',
+    note: "HTTP workers: relayed (regular and PD) with `anthropic-version`/`anthropic-beta`; gRPC workers: served natively. Errors in Anthropic's shape, `x-api-key` accepted; `POST /v1/messages/count_tokens` exists too (SMG: 404).",
+  },
   { methods: 'POST', path: '/v1/interactions', status: ABSENT },
   { methods: 'POST', path: '/v1/classify', status: ABSENT },
   {
