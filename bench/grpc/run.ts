@@ -7,6 +7,8 @@
 //   grpc-l0  the same with --tokenizer-cache-enable-l0 (exact-match encode + render caches);
 //   grpc-parsed  grpc with --reasoning-parser qwen3 (what a Qwen model gets by its name): the
 //            answer has no tags, so this is the parsers' cost on plain content.
+// The `messages` workloads send the small chat as Anthropic Messages requests: relayed on the
+// http path, rendered and framed as Anthropic events by the gateway on the grpc paths.
 // Both fleets answer at once and then one token per millisecond. Pinning, interleaving, medians
 // and the CPU reading are those of bench/overhead (see docs/benchmarks.md).
 //
@@ -47,12 +49,17 @@ async function sanity(name: string, url: string, grpc: boolean): Promise<string>
     if (w.stream) {
       const content = text
         .split('\n')
-        .filter((l) => l.includes('"content":"') && !/"content":""/.test(l));
+        .filter(
+          (l) =>
+            (l.includes('"content":"') && !/"content":""/.test(l)) || l.includes('"text_delta"'),
+        );
       if (content.length !== STREAM_TOKENS)
         throw new Error(`${name} stream: ${content.length} content events, want ${STREAM_TOKENS}`);
     } else {
-      const usage = (JSON.parse(text) as { usage?: { prompt_tokens?: number } }).usage;
-      notes.push(`${w.name} ${usage?.prompt_tokens ?? '?'} prompt tokens`);
+      const usage = (
+        JSON.parse(text) as { usage?: { prompt_tokens?: number; input_tokens?: number } }
+      ).usage;
+      notes.push(`${w.name} ${usage?.prompt_tokens ?? usage?.input_tokens ?? '?'} prompt tokens`);
     }
   }
   return `${name}: ${grpc ? 'gRPC pipeline' : 'HTTP relay'} ok (${notes.join(', ')}; ${STREAM_TOKENS}-token stream)`;
@@ -66,7 +73,12 @@ async function main(): Promise<void> {
   ensureBuilt();
   const procs: Managed[] = [];
   try {
-    const httpFleet = await startSimFleet(WORKERS, TIMING, cpuSim);
+    // An uncapped answer (the Messages stream: `max_tokens` only caps it) runs as long as chat's.
+    const httpFleet = await startSimFleet(
+      WORKERS,
+      [...TIMING, '--output-tokens', String(STREAM_TOKENS)],
+      cpuSim,
+    );
     procs.push(httpFleet.proc);
     const grpcFleet = await startSimFleet(
       WORKERS,
@@ -115,7 +127,7 @@ async function main(): Promise<void> {
         origins: [http.url],
         proc: http.proc,
         sim: httpFleet.proc,
-        workloads: ['chat', 'chat-open', 'long', 'stream'],
+        workloads: ['chat', 'chat-open', 'long', 'stream', 'messages', 'msg-stream'],
       },
       // With L0 off the fixed long chat is tokenized afresh every time: "long" is the miss.
       {
@@ -123,7 +135,7 @@ async function main(): Promise<void> {
         origins: [grpc.url],
         proc: grpc.proc,
         sim: grpcFleet.proc,
-        workloads: ['chat', 'long', 'stream'],
+        workloads: ['chat', 'long', 'stream', 'messages', 'msg-stream'],
       },
       { name: 'grpc-l0', origins: [grpcL0.url], proc: grpcL0.proc, sim: grpcFleet.proc },
       {

@@ -26,6 +26,21 @@ const chatRequest = (body: string): Workload['request'] => ({
   body,
 });
 
+/** The same conversation as an Anthropic Messages request: the system prompt apart. */
+function messagesRequest(extra: Record<string, unknown> = {}): Workload['request'] {
+  const [system, ...turns] = SMALL_CHAT;
+  return {
+    path: '/v1/messages',
+    body: JSON.stringify({
+      model: 'sim-model',
+      system: system?.content,
+      messages: turns,
+      max_tokens: 1,
+      ...extra,
+    }),
+  };
+}
+
 export const WORKLOADS: Workload[] = [
   {
     name: 'chat',
@@ -64,5 +79,19 @@ export const WORKLOADS: Workload[] = [
     stream: true,
     closed: { concurrency: CLIENTS },
     request: chatRequest(chat(SMALL_CHAT, { max_tokens: STREAM_TOKENS, stream: true })),
+  },
+  {
+    name: 'messages',
+    title: 'the small chat as an Anthropic Messages request (/v1/messages), 1 output token',
+    stream: false,
+    closed: { concurrency: CLIENTS },
+    request: messagesRequest(),
+  },
+  {
+    name: 'msg-stream',
+    title: `the small chat as a streamed Anthropic Messages request of ${STREAM_TOKENS} tokens`,
+    stream: true,
+    closed: { concurrency: CLIENTS },
+    request: messagesRequest({ max_tokens: STREAM_TOKENS, stream: true }),
   },
 ];
