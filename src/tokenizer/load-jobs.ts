@@ -222,21 +222,24 @@ export class TokenizerLoadJobs {
   }
 }
 
+/** The tokenizer flags of `switchyard launch`: where tokenizers come from and how they cache. */
+export type TokenizerFlags = Pick<
+  GatewayConfig,
+  | 'disableTokenizerAutoload'
+  | 'tokenizerPath'
+  | 'modelPath'
+  | 'chatTemplate'
+  | 'tokenizerCacheEnableL0'
+  | 'tokenizerCacheL0MaxEntries'
+>;
+
 /**
  * The startup source is `--tokenizer-path`, else `--model-path`, unless
  * `--disable-tokenizer-autoload` (SMG's `server.rs` startup job); it gets `--chat-template` and
  * the L0 cache flags.
  */
 export function tokenizerLoadsFromConfig(
-  c: Pick<
-    GatewayConfig,
-    | 'disableTokenizerAutoload'
-    | 'tokenizerPath'
-    | 'modelPath'
-    | 'chatTemplate'
-    | 'tokenizerCacheEnableL0'
-    | 'tokenizerCacheL0MaxEntries'
-  >,
+  c: TokenizerFlags,
   deps: Omit<TokenizerLoadDeps, 'startup'>,
 ): TokenizerLoadJobs {
   const source = c.disableTokenizerAutoload ? undefined : (c.tokenizerPath ?? c.modelPath);

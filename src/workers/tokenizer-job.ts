@@ -11,7 +11,7 @@
  * unregistered (readiness stays 503); nothing throws out of `submit`.
  */
 import { stat } from 'node:fs/promises';
-import type { GatewayConfig } from '../config/schema.js';
+import type { TokenizerFlags } from '../tokenizer/load-jobs.js';
 import { EngineCallError } from '../engine/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { ModelTokenizer } from '../tokenizer/types.js';
@@ -48,15 +48,7 @@ export interface TokenizerJobDeps {
 
 /** The job, or undefined under `--disable-tokenizer-autoload`. */
 export function tokenizerJobFromConfig(
-  c: Pick<
-    GatewayConfig,
-    | 'disableTokenizerAutoload'
-    | 'tokenizerPath'
-    | 'modelPath'
-    | 'chatTemplate'
-    | 'tokenizerCacheEnableL0'
-    | 'tokenizerCacheL0MaxEntries'
-  >,
+  c: TokenizerFlags,
   deps: TokenizerJobDeps,
 ): TokenizerJob | undefined {
   if (c.disableTokenizerAutoload) return undefined;

@@ -13,9 +13,7 @@
  */
 import assert from 'node:assert/strict';
 import type { SimWorker } from '@switchyard/sim';
-import type { Gateway } from '../../src/server/gateway.js';
-import { assertAllReleased } from './gateway.js';
-import { generateRequests, qwen3DirWithEos, startGrpcGateway, startQwenEngine } from './grpc.js';
+import { generateRequests, startQwenFleet, type QwenFleet } from './grpc.js';
 
 export const FINAL_ANSWER = 'It is sunny in Paris and raining in Lyon; it is noon.';
 
@@ -76,27 +74,14 @@ export class ToolLog {
 
 export const EXPECTED_CALLS = ['get_weather(Paris)', 'get_weather(Lyon)', 'get_time(Europe/Paris)'];
 
-export interface LoopFleet {
-  engine: SimWorker;
-  gateway: Gateway;
+export interface LoopFleet extends QwenFleet {
   /** The gateway's OpenAI-compatible base URL (`…/v1`). */
   baseURL: string;
-  close(): Promise<void>;
 }
 
 export async function startLoopFleet(flags: string[] = []): Promise<LoopFleet> {
-  const engine = await startQwenEngine({ runtime: 'sglang', tokenizerDir: qwen3DirWithEos() });
-  const gateway = await startGrpcGateway([engine], flags);
-  return {
-    engine,
-    gateway,
-    baseURL: `${gateway.url}/v1`,
-    close: async () => {
-      await assertAllReleased(gateway);
-      await gateway.close();
-      await engine.close();
-    },
-  };
+  const fleet = await startQwenFleet(flags);
+  return { ...fleet, baseURL: `${fleet.gateway.url}/v1` };
 }
 
 /** The rendered prompts of the Generate calls the engine received since `from`. */

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimGrpcWorker, type SimWorker, type SimWorkerOptions } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
-import { startTestGateway } from './gateway.js';
+import { assertAllReleased, startTestGateway } from './gateway.js';
 import { repoPath } from './repo-root.js';
 import { waitFor } from './wait-for.js';
 
@@ -66,6 +66,31 @@ export async function startGrpcGateway(
   const gateway = await startTestGateway(['--worker-urls', ...engines.map((e) => e.url), ...flags]);
   await waitForReadiness(gateway);
   return gateway;
+}
+
+/** One simulated Qwen3 SGLang engine and a ready gateway in front of it. */
+export interface QwenFleet {
+  engine: SimWorker;
+  gateway: Gateway;
+  /** Checks every lease came back, then stops both. */
+  close(): Promise<void>;
+}
+
+export async function startQwenFleet(flags: string[] = []): Promise<QwenFleet> {
+  const engine = await startQwenEngine({ runtime: 'sglang', tokenizerDir: qwen3DirWithEos() });
+  const gateway = await startGrpcGateway([engine], flags);
+  return {
+    engine,
+    gateway,
+    close: async () => {
+      try {
+        await assertAllReleased(gateway);
+      } finally {
+        await gateway.close();
+        await engine.close();
+      }
+    },
+  };
 }
 
 /** The GenerateRequests an engine received, as decoded (snake_case). */

@@ -9,15 +9,14 @@ import type { JsonObject } from '../../util/json.js';
 import type { AppContext } from '../app-context.js';
 import { parseJsonObject, readBody } from '../body.js';
 
-/** The body, `{ invalid }` when it is not a JSON object, or undefined once an answer was sent. */
-export async function readAdminObject(
+/** The body's bytes under the gateway's limits, or undefined once an error answer was sent. */
+export async function readAdminBody(
   req: IncomingMessage,
   res: ServerResponse,
   app: AppContext,
-): Promise<{ body: JsonObject } | { invalid: string } | undefined> {
-  let raw: Buffer;
+): Promise<Buffer | undefined> {
   try {
-    raw = await readBody(
+    return await readBody(
       req,
       res,
       app.config.maxPayloadSize,
@@ -30,6 +29,16 @@ export async function readAdminObject(
     else res.destroy();
     return undefined;
   }
+}
+
+/** The body, `{ invalid }` when it is not a JSON object, or undefined once an answer was sent. */
+export async function readAdminObject(
+  req: IncomingMessage,
+  res: ServerResponse,
+  app: AppContext,
+): Promise<{ body: JsonObject } | { invalid: string } | undefined> {
+  const raw = await readAdminBody(req, res, app);
+  if (raw === undefined) return undefined;
   try {
     return { body: parseJsonObject(raw) };
   } catch (err) {

@@ -14,7 +14,8 @@ import { validateMessages } from '../../routing/validate-messages.js';
 import { connectionModeOf } from '../../routing/select-regular.js';
 import { WORKER_TYPES, type Worker } from '../../workers/worker.js';
 import type { AppContext } from '../app-context.js';
-import { parseJsonObject, readChargedBody } from '../body.js';
+import { parseJsonObject } from '../body.js';
+import { readRequestBody } from './inference.js';
 import { relayToWorker } from './worker-proxy.js';
 
 export const COUNT_TOKENS_PATH = '/v1/messages/count_tokens';
@@ -43,14 +44,7 @@ export async function countTokens(
   const charge = app.bodyBudget.open();
   res.on('close', () => charge.release());
   try {
-    const raw = await readChargedBody(
-      req,
-      charge,
-      app.config.maxPayloadSize,
-      app.config.requestBodyTimeoutSecs * 1000,
-      app.bodyBudget.capacity,
-      app.clock,
-    );
+    const raw = await readRequestBody(req, charge, app);
     const body = parseJsonObject(raw);
     validateMessages(body, { countOnly: true });
     const requested = body.model as string;

@@ -12,6 +12,7 @@ import type { Endpoint } from '../../routing/endpoint.js';
 import { buildRequestContext, type ContextDeps } from '../../routing/request-context.js';
 import type { AppContext } from '../app-context.js';
 import { anthropicCredential } from '../auth.js';
+import type { BodyCharge } from '../body-budget.js';
 import { parseJsonObject, readChargedBody } from '../body.js';
 import { clientHeadersOf, requestIdOf } from '../request-id.js';
 import { writeAnswer } from '../write-answer.js';
@@ -36,6 +37,25 @@ async function admit(limiter: ConcurrencyLimiter, client: AbortSignal): Promise<
     throw client.reason;
   }
   return permit;
+}
+
+/**
+ * An inference-like body under `--max-payload-size`, `--request-body-timeout-secs` and the
+ * `--max-buffered-body-bytes` budget, whose bytes `charge` holds until the response is over.
+ */
+export function readRequestBody(
+  req: IncomingMessage,
+  charge: BodyCharge,
+  app: AppContext,
+): Promise<Buffer> {
+  return readChargedBody(
+    req,
+    charge,
+    app.config.maxPayloadSize,
+    app.config.requestBodyTimeoutSecs * 1000,
+    app.bodyBudget.capacity,
+    app.clock,
+  );
 }
 
 /** The context parts every request of one gateway shares, made on its first request. */
@@ -85,14 +105,7 @@ export function inferenceHandler(endpoint: Endpoint) {
       permit?.release();
     });
     try {
-      const raw = await readChargedBody(
-        req,
-        charge,
-        app.config.maxPayloadSize,
-        app.config.requestBodyTimeoutSecs * 1000,
-        app.bodyBudget.capacity,
-        app.clock,
-      );
+      const raw = await readRequestBody(req, charge, app);
       // Admitted before parsing: parsing a large body is work the limit is there to bound.
       if (app.limiter) permit = await admit(app.limiter, client.signal);
       const headers = clientHeadersOf(req);

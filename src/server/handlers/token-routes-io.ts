@@ -13,7 +13,7 @@ import { recordErrorCode, sendError, sendJson } from '../../errors/respond.js';
 import { assertJsonDepth } from '../../routing/request-limits.js';
 import type { JsonObject } from '../../util/json.js';
 import type { AppContext } from '../app-context.js';
-import { readBody } from '../body.js';
+import { readAdminBody } from './admin-json.js';
 
 /**
  * axum's `json_content_type`: `application/json` or any `application/*+json`, parameters
@@ -50,21 +50,8 @@ export async function readJsonObject(
     );
     return undefined;
   }
-  let raw: Buffer;
-  try {
-    raw = await readBody(
-      req,
-      res,
-      app.config.maxPayloadSize,
-      app.config.requestBodyTimeoutSecs * 1000,
-      app.bodyBudget,
-      app.clock,
-    );
-  } catch (err) {
-    if (err instanceof GatewayError) sendError(res, err);
-    else res.destroy();
-    return undefined;
-  }
+  const raw = await readAdminBody(req, res, app);
+  if (raw === undefined) return undefined;
   let value: unknown;
   try {
     assertJsonDepth(raw);

@@ -8,28 +8,21 @@ import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import type { SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../../src/server/gateway.js';
-import { assertAllReleased } from '../../helpers/gateway.js';
-import {
-  generateRequests,
-  qwen3DirWithEos,
-  startGrpcGateway,
-  startQwenEngine,
-} from '../../helpers/grpc.js';
+import { generateRequests, startQwenFleet, type QwenFleet } from '../../helpers/grpc.js';
 
+let fleet: QwenFleet;
 let engine: SimWorker;
 let gateway: Gateway;
 let client: Anthropic;
 
 before(async () => {
-  engine = await startQwenEngine({ runtime: 'sglang', tokenizerDir: qwen3DirWithEos() });
-  gateway = await startGrpcGateway([engine]);
+  fleet = await startQwenFleet();
+  ({ engine, gateway } = fleet);
   client = new Anthropic({ apiKey: 'unused', baseURL: gateway.url, maxRetries: 0 });
 });
 
 after(async () => {
-  await assertAllReleased(gateway);
-  await gateway.close();
-  await engine.close();
+  await fleet.close();
 });
 
 const saying = (answer: string): Anthropic.MessageParam[] => [

@@ -11,26 +11,20 @@ import { parseSseEvents } from '@switchyard/sim/testing';
 import type { Gateway } from '../../../src/server/gateway.js';
 import { assertAllReleased, waitFor } from '../../helpers/gateway.js';
 import { startGrpcPdSetup } from '../../helpers/grpc-pd-fleet.js';
-import {
-  generateRequests,
-  qwen3DirWithEos,
-  startGrpcGateway,
-  startQwenEngine,
-} from '../../helpers/grpc.js';
+import { generateRequests, startQwenFleet, type QwenFleet } from '../../helpers/grpc.js';
 import { postJson } from '../../helpers/http.js';
 
+let fleet: QwenFleet;
 let engine: SimWorker;
 let gateway: Gateway;
 
 before(async () => {
-  engine = await startQwenEngine({ runtime: 'sglang', tokenizerDir: qwen3DirWithEos() });
-  gateway = await startGrpcGateway([engine], ['--max-payload-size', '65536']);
+  fleet = await startQwenFleet(['--max-payload-size', '65536']);
+  ({ engine, gateway } = fleet);
 });
 
 after(async () => {
-  await assertAllReleased(gateway);
-  await gateway.close();
-  await engine.close();
+  await fleet.close();
 });
 
 const user = (content: unknown) => ({
