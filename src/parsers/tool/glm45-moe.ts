@@ -37,12 +37,21 @@ function valueJson(raw: string): string {
   return JSON.stringify(text);
 }
 
-/** The arguments object's text; a repeated key keeps its first place and its last value. */
-function argumentsJson(text: string): string {
+/**
+ * The arguments object's text; a repeated key keeps its first place and its last value. Undefined
+ * when anything but whitespace lies outside the pairs (SMG skips such text): taking the call would
+ * drop those characters, so the call is malformed and stays content as written.
+ */
+function argumentsJson(text: string): string | undefined {
   const values = new Map<string, string>();
-  for (const [, key = '', value = ''] of text.matchAll(ARGUMENT)) {
+  let from = 0;
+  for (const match of text.matchAll(ARGUMENT)) {
+    const [, key = '', value = ''] = match;
+    if (/\S/.test(text.slice(from, match.index))) return undefined;
+    from = match.index + match[0].length;
     values.set(key.trim(), valueJson(value));
   }
+  if (/\S/.test(text.slice(from))) return undefined;
   const members = [...values].map(([key, value]) => `${JSON.stringify(key)}:${value}`);
   return `{${members.join(',')}}`;
 }
@@ -52,7 +61,8 @@ function glmCall(body: string, nameEnd: number): ToolCall | undefined {
   const name = body.slice(0, nameEnd).trim();
   // A name holding a tag means the pairs began on the name's line: not this format.
   if (name === '' || name.includes('<')) return undefined;
-  return { name, arguments: argumentsJson(body.slice(nameEnd)) };
+  const args = argumentsJson(body.slice(nameEnd));
+  return args === undefined ? undefined : { name, arguments: args };
 }
 
 function glm45Call(body: string): ToolCall | undefined {

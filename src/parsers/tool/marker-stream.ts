@@ -5,8 +5,11 @@
  * marker arrives: only then is it known to be well formed, and a malformed one goes back to
  * content as the model wrote it. The whole-text parse is this stream fed the text in one piece.
  *
- * Content is the text outside the calls. Markup is removed: section markers and well-formed calls,
- * and a run of only whitespace after them (the line breaks between calls are layout, not text).
+ * Content is the text outside the calls. Markup is removed: well-formed calls, the markers of a
+ * section that holds one, and a run of only whitespace after them (the line breaks between calls
+ * are layout, not text). A section in which no call parses is not markup: it comes back whole, its
+ * markers and whitespace included, as the model wrote it. So a section's text is held until its
+ * first call parses (then what it held that is not layout goes out) or it ends without one.
  */
 import { findFirst, safeLength } from '../holdback.js';
 import type { ToolCall, ToolParser, ToolStream, ToolStreamStep } from '../types.js';
@@ -48,6 +51,12 @@ class MarkerStream implements ToolStream {
   private nextIndex = 0;
   private readonly textMarkers: string[];
   private readonly sectionMarkers: string[];
+  /**
+   * The open section's text as written, from its begin marker, while no call in it has parsed
+   * (undefined otherwise); `deferred` is the content the same text gives if one parses later.
+   */
+  private sectionText: string[] | undefined;
+  private deferred = '';
 
   constructor(private readonly format: MarkerFormat) {
     const { section, callBegin } = format;
@@ -77,24 +86,54 @@ class MarkerStream implements ToolStream {
       const hit = findFirst(this.buffer, markers);
       if (hit === undefined) {
         const cut = final ? this.buffer.length : safeLength(this.buffer, markers);
-        this.buffer = this.buffer.slice(this.emit(step, this.buffer.slice(0, cut), final));
+        const taken = this.emit(step, this.buffer.slice(0, cut), final);
+        this.consume(taken);
+        if (final) this.releaseSection(step, '');
         return step;
       }
       this.emit(step, this.buffer.slice(0, hit.at), true);
-      this.buffer = this.buffer.slice(hit.at + hit.marker.length);
-      this.enter(hit.marker);
+      this.consume(hit.at);
+      this.enter(step, hit.marker);
+      this.consume(hit.marker.length);
     }
   }
 
-  private enter(marker: string): void {
+  /** Drops the first `n` characters of the buffer, read; an open section keeps them as written. */
+  private consume(n: number): void {
+    if (n === 0) return;
+    this.sectionText?.push(this.buffer.slice(0, n));
+    this.buffer = this.buffer.slice(n);
+  }
+
+  private enter(step: ToolStreamStep, marker: string): void {
     if (marker === this.format.callBegin) {
       this.callInSection = this.mode === 'section';
       this.mode = 'call';
       return;
     }
     // A section marker: entering at its begin, leaving at its end.
-    this.mode = this.mode === 'text' ? 'section' : 'text';
-    this.startRun(true);
+    if (this.mode === 'text') {
+      this.mode = 'section';
+      this.sectionText = [];
+      this.deferred = '';
+      this.startRun(true);
+      return;
+    }
+    this.mode = 'text';
+    // A section that gave no call is text: so is the whitespace after it.
+    this.startRun(!this.releaseSection(step, marker));
+  }
+
+  /**
+   * Returns the open section's text as content when none of its calls parsed, `end` (its end
+   * marker, or '' when the answer ends inside it) included; true when it did so.
+   */
+  private releaseSection(step: ToolStreamStep, end: string): boolean {
+    if (this.sectionText === undefined) return false;
+    step.content += this.sectionText.join('') + end;
+    this.sectionText = undefined;
+    this.deferred = '';
+    return true;
   }
 
   /** Closes the open call if its end marker is in; false when it waits for more text. */
@@ -104,16 +143,23 @@ class MarkerStream implements ToolStream {
     this.buffer = '';
     if (found === undefined) {
       if (final) {
-        step.content += callBegin + this.body.takeAll();
+        const body = this.body.takeAll();
+        this.sectionText?.push(body);
+        if (!this.releaseSection(step, '')) step.content += callBegin + body;
         this.mode = 'text';
       }
       return false;
     }
     this.buffer = found.after;
+    this.sectionText?.push(found.before, callEnd);
     const call = this.format.parseCall(found.before);
     if (call === undefined) {
-      step.content += callBegin + found.before + callEnd;
+      this.out(step, callBegin + found.before + callEnd);
     } else {
+      // The section is markup after all: what it held goes out as the content it gives.
+      if (this.sectionText !== undefined) step.content += this.deferred;
+      this.sectionText = undefined;
+      this.deferred = '';
       step.calls.push({ index: this.nextIndex++, name: call.name, arguments: call.arguments });
     }
     this.mode = this.callInSection ? 'section' : 'text';
@@ -136,7 +182,13 @@ class MarkerStream implements ToolStream {
       if (!/\S/.test(text)) return closed ? text.length : 0;
       this.runIsContent = true;
     }
-    step.content += text;
+    this.out(step, text);
     return text.length;
+  }
+
+  /** Content, or, inside a section not yet known to hold a call, content held for later. */
+  private out(step: ToolStreamStep, text: string): void {
+    if (this.sectionText === undefined) step.content += text;
+    else this.deferred += text;
   }
 }

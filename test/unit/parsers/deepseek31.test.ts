@@ -68,19 +68,19 @@ test('deepseek31: a malformed call stays in content, the good one beside it is t
   });
 });
 
-test('deepseek31: a call with no name, or no separator, is malformed', () => {
+test('deepseek31: a call with no name, or no separator, is malformed: its section is content', () => {
   for (const bad of [call('', '{}'), '<｜tool▁call▁begin｜>ping {}<｜tool▁call▁end｜>']) {
     assert.deepEqual(assertEverySplitMatches(parser, `${BEGIN}${bad}${END}`), {
-      content: bad,
+      content: `${BEGIN}${bad}${END}`,
       calls: [],
     });
   }
 });
 
-test('deepseek31: an unfinished call is content at the end of the answer', () => {
+test('deepseek31: an unfinished call is content as written at the end of the answer', () => {
   const text = `Hi ${BEGIN}<｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Pa`;
   assert.deepEqual(assertEverySplitMatches(parser, text), {
-    content: 'Hi <｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Pa',
+    content: text,
     calls: [],
   });
 });

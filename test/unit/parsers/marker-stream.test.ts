@@ -52,12 +52,10 @@ test('marker stream: a malformed call is content as written, with the text after
   });
 });
 
-test('marker stream: an unfinished call is content at the end; an empty section is dropped', () => {
-  assert.deepEqual(assertEverySplitMatches(sectioned, 'x<s><c>a:{"y": [1, '), {
-    content: 'x<c>a:{"y": [1, ',
-    calls: [],
-  });
-  assert.deepEqual(assertEverySplitMatches(sectioned, 'x<s>\n</s>y'), { content: 'xy', calls: [] });
+test('marker stream: an unfinished call, and a section with no call, are content as written', () => {
+  for (const text of ['x<s><c>a:{"y": [1, ', 'x<s>\n</s>\ny', 'x<s> <c>a:{nope}</c> </s> ']) {
+    assert.deepEqual(assertEverySplitMatches(sectioned, text), { content: text, calls: [] });
+  }
 });
 
 test('marker stream: a section end outside a section, and markers of no format, are text', () => {
