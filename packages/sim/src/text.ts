@@ -115,6 +115,35 @@ export function tokenIds(text: string): number[] {
   return ids;
 }
 
+/** One token of a fixed answer: its text (leading whitespace included) and its id. */
+export interface AnswerToken {
+  text: string;
+  id: number;
+}
+
+/**
+ * Whitespace rides on the token after it, as a BPE vocabulary's leading spaces do; whitespace at
+ * the very end is a token of its own. So the tokens of a text concatenate back to it exactly.
+ */
+const ANSWER_RE = /\s*(?:[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_])|\s+$/gu;
+
+/**
+ * A fixed answer (a `<sim-answer>` directive, a constrained JSON text) cut into the tokens it is
+ * streamed as, with the tokenization rule above. Ids fold each token's hash into the vocabulary,
+ * as prompt ids do. An empty text is one empty token: the model's EOS, so the answer still takes a
+ * step and a stream still has its first chunk.
+ */
+export function answerTokens(text: string): AnswerToken[] {
+  const out: AnswerToken[] = [];
+  for (const m of text.matchAll(ANSWER_RE)) {
+    out.push({
+      text: m[0],
+      id: FIRST_ORDINARY_ID + (hashString(m[0]) % (VOCAB_SIZE - FIRST_ORDINARY_ID)),
+    });
+  }
+  return out.length > 0 ? out : [{ text: '', id: EOS_TOKEN_ID }];
+}
+
 /** Deterministic log-probability of prompt token `id` at `position`, in (-4, 0]. */
 export function promptLogprob(id: number, position: number): number {
   return -(mix32(Math.imul(id, 31) + position) % 4000) / 1000;
