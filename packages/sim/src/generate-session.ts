@@ -38,16 +38,17 @@ export class GenerateSession extends InferenceSession {
   }
 
   onStep(index: number): void {
-    const last = index === this.plan.maxTokens - 1;
     for (let c = 0; c < this.outputs.length; c++) {
       const out = this.outputs[c];
       const s = this.states[c];
-      if (out === undefined || s === undefined) continue;
+      const length = this.outputItems[c]?.length ?? 0;
+      // A batch item whose answer is shorter than the longest has ended.
+      if (out === undefined || s === undefined || index >= length) continue;
       out.advance();
       s.text += out.lastText;
       s.outputIds.push(out.lastId);
       s.outputLogprobs?.push([out.lastLogprob, out.lastId, null]);
-      if (last) s.finish = this.finish();
+      if (index === length - 1) s.finish = this.finish(c);
       if (this.plan.stream) {
         s.cachedTokens = this.cachedTokens();
         s.e2eLatency = this.elapsedSeconds();
@@ -60,8 +61,8 @@ export class GenerateSession extends InferenceSession {
   protected finishStream(): void {
     // With max_new_tokens 0 no step ran, so the only event is the finished, empty result.
     if (this.plan.maxTokens !== 0) return;
-    for (const s of this.states) {
-      s.finish = this.finish();
+    for (const [c, s] of this.states.entries()) {
+      s.finish = this.finish(c);
       s.cachedTokens = this.cachedTokens();
       s.e2eLatency = this.elapsedSeconds();
       this.writeEvent(JSON.stringify(generateResult(s)));
@@ -71,8 +72,8 @@ export class GenerateSession extends InferenceSession {
   protected body(): unknown {
     const e2e = this.elapsedSeconds();
     const cached = this.cachedTokens();
-    for (const s of this.states) {
-      s.finish = this.finish();
+    for (const [c, s] of this.states.entries()) {
+      s.finish = this.finish(c);
       s.cachedTokens = cached;
       s.e2eLatency = e2e;
     }
@@ -80,9 +81,10 @@ export class GenerateSession extends InferenceSession {
     return this.plan.batch ? results : results[0];
   }
 
-  private finish(): GenerateFinish {
-    return this.plan.finishReason === 'length'
-      ? { type: 'length', length: this.plan.maxTokens }
+  private finish(c: number): GenerateFinish {
+    const item = this.outputItems[c];
+    return item?.finish === 'length'
+      ? { type: 'length', length: item.length }
       : { type: 'stop', matched: EOS_TOKEN_ID };
   }
 }

@@ -16,7 +16,7 @@ import { MessagesSession } from './messages-session.js';
 import { OpenAiSession } from './openai-session.js';
 import { answersOneToken, pickLeg } from './pd-pick.js';
 import { readRooms } from './raw-json.js';
-import { parseInference } from './request-parse.js';
+import { capOutput, parseInference } from './request-parse.js';
 import { errorBody } from './responses.js';
 
 /** The inference routes a worker serves. */
@@ -79,6 +79,7 @@ export async function handleInference(
     outputTokens: opts.outputTokens,
     eosLength: opts.eosLength,
     blockSize: realistic && opts.prefixCache ? opts.blockSize : undefined,
+    runtime: opts.runtime,
   });
   const rooms = readRooms(read.raw);
   if (!parsed.ok || !rooms.ok) {
@@ -116,9 +117,7 @@ export async function handleInference(
       return;
     }
     pd = leg;
-    if (answersOneToken(pd) && plan.maxTokens > 1) {
-      plan = { ...plan, maxTokens: 1, finishReason: 'length' };
-    }
+    if (answersOneToken(pd) && plan.maxTokens > 1) plan = capOutput(plan, 1);
   }
   const drop = decision === 'none' ? w.faults.takeDrop() : undefined;
   const ctx: SessionContext = {

@@ -3,7 +3,8 @@
 // Messages request is planned by the chat parser: the same rendering, token count, prefix-cache
 // keys, seeded answer and PD fields as the equivalent chat request. `system` becomes a leading
 // system message; text blocks and tool results' text become text parts; images, tool calls and
-// thinking blocks carry no text the simulator counts.
+// thinking blocks carry no text the simulator counts. Tools and tool_choice become their chat
+// forms, so a tool-call answer is parsed as on chat.
 import type { ParseResult, PlanDefaults } from './request-parse.js';
 import { parseInference } from './request-parse.js';
 
@@ -78,9 +79,10 @@ function chatRequest(body: Body, generate: boolean): Body {
     throw new BadRequest('max_tokens: must be an integer >= 1');
   }
   checkSampling(body);
-  // Only what the engines carry over: the cap, the stream flag and the PD fields (vLLM's
-  // kv_transfer_params; the bootstrap fields a PD router adds at the top level of any body).
+  // Only what the engines carry over: the cap, the tools, the stream flag and the PD fields
+  // (vLLM's kv_transfer_params; the bootstrap fields a PD router adds at the top level of any body).
   out['max_tokens'] = maxTokens;
+  Object.assign(out, chatTools(body));
   for (const key of ['stream', 'kv_transfer_params', 'bootstrap_host', 'bootstrap_port']) {
     if (body[key] !== undefined) out[key] = body[key];
   }
@@ -139,7 +141,10 @@ function typedBlock(block: unknown, at: string): Body {
   return block as Body;
 }
 
-/** Tools are not rendered into the prompt (the simulator has no chat template), only checked. */
+/**
+ * Tools are not rendered into the prompt (the simulator has no chat template), only checked here
+ * and converted by `chatTools`.
+ */
 function checkTools(body: Body): void {
   const tools = body['tools'];
   if (tools !== undefined && tools !== null) {
@@ -156,7 +161,34 @@ function checkTools(body: Body): void {
     if (typeof type !== 'string' || !TOOL_CHOICES.has(type)) {
       throw new BadRequest("tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'");
     }
+    if (type === 'tool' && typeof (choice as Body)['name'] !== 'string') {
+      throw new BadRequest('tool_choice.name: Field required');
+    }
   }
+}
+
+/**
+ * Anthropic tools as chat tools, the way vLLM converts them: `input_schema` becomes the function's
+ * `parameters`; `tool_choice` `auto`/`any`/`tool`/`none` becomes `auto`/`required`/the named
+ * function/`none`. The chat tool rules then decide the answer, as for /v1/chat/completions.
+ */
+function chatTools(body: Body): Body {
+  const out: Body = {};
+  const tools = body['tools'];
+  if (Array.isArray(tools)) {
+    out['tools'] = tools.map((t: Body) => ({
+      type: 'function',
+      function: { name: t['name'], parameters: t['input_schema'] },
+    }));
+  }
+  const choice = body['tool_choice'] as Body | undefined | null;
+  if (choice === undefined || choice === null) return out;
+  const type = choice['type'];
+  if (type === 'any') out['tool_choice'] = 'required';
+  else if (type === 'tool')
+    out['tool_choice'] = { type: 'function', function: { name: choice['name'] } };
+  else out['tool_choice'] = type;
+  return out;
 }
 
 /** Sampling fields are accepted and ignored (canned words), but must have their types. */

@@ -6,8 +6,8 @@
 import type { FinishReason } from './request-parse.js';
 import type { ResponseMeta } from './responses.js';
 
-/** Anthropic's stop reasons for the two ways a simulated output ends. */
-export type StopReason = 'end_turn' | 'max_tokens';
+/** Anthropic's stop reasons for the ways a simulated output ends. */
+export type StopReason = 'end_turn' | 'max_tokens' | 'tool_use';
 
 export interface MessagesUsage {
   /** Every prompt token, cached ones included, as vLLM and SGLang report it (see docs). */
@@ -19,9 +19,13 @@ export interface MessagesUsage {
   cache_read_input_tokens: number;
 }
 
-/** The engines map chat's `length` to `max_tokens` and `stop` (EOS) to `end_turn`. */
-export function stopReason(finish: FinishReason): StopReason {
-  return finish === 'length' ? 'max_tokens' : 'end_turn';
+/**
+ * The engines map chat's `length` to `max_tokens`, `stop` (EOS) to `end_turn`, and `tool_calls`
+ * (an answer that ended by itself with calls) to `tool_use`.
+ */
+export function stopReason(finish: FinishReason, calls: boolean): StopReason {
+  if (finish === 'length') return 'max_tokens';
+  return calls ? 'tool_use' : 'end_turn';
 }
 
 export function messagesUsage(input: number, output: number, cached: number): MessagesUsage {
@@ -87,6 +91,33 @@ export const TEXT_BLOCK_STOP_FRAME = messagesFrame(
   '{"type":"content_block_stop","index":0}',
 );
 
+/** Content blocks of a message; a tool-parsed answer has text (if any) then `tool_use` blocks. */
+export type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+/** Opens block `index`; a `tool_use` block opens with `input: {}`, filled by its deltas. */
+export function blockStartFrame(index: number, block: ContentBlock): string {
+  const json = JSON.stringify({ type: 'content_block_start', index, content_block: block });
+  return messagesFrame('content_block_start', json);
+}
+
+/** A delta of block `index`: `text_delta` text, or an `input_json_delta` piece of a call's input. */
+export function blockDeltaFrame(index: number, kind: 'text' | 'input_json', piece: string): string {
+  const delta =
+    kind === 'text'
+      ? { type: 'text_delta', text: piece }
+      : { type: 'input_json_delta', partial_json: piece };
+  return messagesFrame(
+    'content_block_delta',
+    JSON.stringify({ type: 'content_block_delta', index, delta }),
+  );
+}
+
+export function blockStopFrame(index: number): string {
+  return messagesFrame('content_block_stop', `{"type":"content_block_stop","index":${index}}`);
+}
+
 /** The final message-level change: why it stopped and the total output tokens. */
 export function messageDeltaFrame(stop: StopReason, outputTokens: number): string {
   const json = JSON.stringify({
@@ -102,7 +133,7 @@ export const MESSAGE_STOP_FRAME = messagesFrame('message_stop', '{"type":"messag
 /** Non-streaming message; `extra` adds top-level fields (vLLM's kv_transfer_params). */
 export function messagesBody(
   meta: ResponseMeta,
-  text: string,
+  content: readonly ContentBlock[],
   stop: StopReason,
   usage: MessagesUsage,
   extra?: Record<string, unknown>,
@@ -112,7 +143,7 @@ export function messagesBody(
     type: 'message',
     role: 'assistant',
     model: meta.model,
-    content: [{ type: 'text', text }],
+    content,
     stop_reason: stop,
     stop_sequence: null,
     usage,

@@ -1,9 +1,16 @@
 // Turns an inference request body into a `GenerationPlan`: what the engine schedules and what the
 // response writer needs. Validation is deliberately shallow (types and ranges of the fields the
 // simulator uses); unknown fields are ignored, as the real engines mostly do.
+import type { ToolRules } from './chat-tools.js';
+import type { AnswerRules } from './http-answer.js';
+import type { SimRuntime } from './options.js';
+import type { AnswerToken } from './text.js';
+import { BadRequest } from './bad-request.js';
+import { renderChat } from './chat-prompt.js';
+import { fixedAnswerText, readAnswerRules } from './http-answer.js';
 import { blockKeys } from './prefix-cache.js';
 import { hashInts, hashString } from './prng.js';
-import { countTokens, tokenIds } from './text.js';
+import { answerTokens, countTokens, tokenIds } from './text.js';
 
 export type InferenceKind = 'chat' | 'completion' | 'generate';
 export type FinishReason = 'length' | 'stop';
@@ -17,7 +24,15 @@ export interface PromptItem {
   ids: number[] | undefined;
   /** Prefix-cache block keys, computed only for the realistic engine. */
   keys: number[] | undefined;
+  /** The fixed answer of this prompt's outputs (directive, constraint, forced call), if any. */
+  answer: readonly AnswerToken[] | undefined;
+  /** Tokens each of this prompt's outputs produces, and how it ends. */
+  length: number;
+  finish: FinishReason;
 }
+
+/** A prompt item before its answer is known, with the text a directive is read from. */
+type DraftItem = Omit<PromptItem, 'answer' | 'length' | 'finish'> & { text: string | undefined };
 
 /** SGLang PD fields, identical on both legs; rooms are read from raw text. */
 export interface BootstrapFields {
@@ -35,9 +50,12 @@ export interface GenerationPlan {
   n: number;
   /** Whether the request used batch syntax (/generate answers an array then). */
   batch: boolean;
+  /** Engine steps: the longest output (items with different answers end at their own lengths). */
   maxTokens: number;
-  /** 'length' when the request capped the output, 'stop' when the default length applied. */
+  /** How the longest output ends: 'length' on the request's cap, 'stop' on its natural end. */
   finishReason: FinishReason;
+  /** Chat: the request's tools and tool_choice, when it has any. */
+  tools: ToolRules | undefined;
   returnLogprob: boolean;
   /** OpenAI logprobs: undefined = not requested, else the number of top_logprobs per token. */
   topLogprobs: number | undefined;
@@ -61,11 +79,11 @@ export interface PlanDefaults {
   eosLength?: number | undefined;
   /** When set, items carry prefix-cache block keys of this block size. */
   blockSize?: number | undefined;
+  /** The worker's runtime: vLLM reads its own structured-output fields. */
+  runtime?: SimRuntime | undefined;
 }
 
 type Body = Record<string, unknown>;
-
-class BadRequest extends Error {}
 
 export function parseInference(kind: InferenceKind, body: unknown, d: PlanDefaults): ParseResult {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -83,24 +101,24 @@ function buildPlan(kind: InferenceKind, body: Body, d: PlanDefaults): Generation
   const params = kind === 'generate' ? objectField(body, 'sampling_params') : body;
   const returnLogprob = kind === 'generate' && boolField(body, 'return_logprob');
   const want: ItemWants = { ids: returnLogprob, blockSize: d.blockSize };
-  let items: PromptItem[];
+  let drafts: DraftItem[];
   let batch = false;
   if (kind === 'chat') {
-    items = [textItem(renderChat(body['messages']), want)];
+    drafts = [textItem(renderChat(body['messages']), want)];
   } else if (kind === 'completion') {
     const prompt = body['prompt'];
     batch = Array.isArray(prompt) && prompt.length > 0 && typeof prompt[0] !== 'number';
-    items = batch
+    drafts = batch
       ? (prompt as unknown[]).map((p) => promptItem(p, want))
       : [promptItem(prompt, want)];
   } else {
     const input = body['input_ids'] ?? body['text'];
     batch = Array.isArray(input) && input.some((p) => typeof p !== 'number');
-    items = batch
+    drafts = batch
       ? (input as unknown[]).map((p) => promptItem(p, want))
       : [promptItem(input, want)];
   }
-  if (items.length === 0) throw new BadRequest('prompt batch must not be empty');
+  if (drafts.length === 0) throw new BadRequest('prompt batch must not be empty');
 
   const n = intField(params, 'n', 1, 128) ?? 1;
   const cap =
@@ -112,7 +130,8 @@ function buildPlan(kind: InferenceKind, body: Body, d: PlanDefaults): Generation
   const rid = body['rid'];
   const model = body['model'];
   const ignoreEos = boolField(params, 'ignore_eos');
-  const { maxTokens, finishReason } = outputLength(cap, ignoreEos, d);
+  const rules = readAnswerRules(body, kind, d.runtime);
+  const items = drafts.map((draft) => withAnswer(draft, rules, cap, ignoreEos, d));
   const kvParams = body['kv_transfer_params'];
   return {
     kind,
@@ -121,8 +140,8 @@ function buildPlan(kind: InferenceKind, body: Body, d: PlanDefaults): Generation
     items,
     n,
     batch: batch || (kind === 'generate' && n > 1),
-    maxTokens,
-    finishReason,
+    ...requestEnd(items),
+    tools: rules.tools,
     returnLogprob,
     topLogprobs: openAiLogprobs(kind, body),
     ignoreEos,
@@ -156,6 +175,57 @@ function outputLength(
   return { maxTokens: cap, finishReason: 'length' };
 }
 
+/**
+ * A prompt's answer and length. A fixed answer is the model's whole reply: it ends by itself
+ * (`stop`, whatever `--eos-length` says) when the cap leaves room for the EOS after its last
+ * token, as on an engine, where a cap of exactly its length cuts it before the EOS (`length`). So
+ * a vLLM PD prefill (max_tokens 1) of a one-token answer still stops on its cap and hands its KV
+ * over. With ignore_eos it runs on, over again, to the cap (or `outputTokens`).
+ */
+function withAnswer(
+  { text, ...item }: DraftItem,
+  rules: AnswerRules,
+  cap: number | undefined,
+  ignoreEos: boolean,
+  d: PlanDefaults,
+): PromptItem {
+  const fixed = fixedAnswerText(rules, text);
+  if (fixed === undefined) {
+    const { maxTokens, finishReason } = outputLength(cap, ignoreEos, d);
+    return { ...item, answer: undefined, length: maxTokens, finish: finishReason };
+  }
+  const answer = answerTokens(fixed);
+  if (ignoreEos) return { ...item, answer, length: cap ?? d.outputTokens, finish: 'length' };
+  if (cap === undefined || cap > answer.length) {
+    return { ...item, answer, length: answer.length, finish: 'stop' };
+  }
+  return { ...item, answer, length: cap, finish: 'length' };
+}
+
+/** The engine's steps and the request's finish: those of its longest output. */
+function requestEnd(items: readonly PromptItem[]): {
+  maxTokens: number;
+  finishReason: FinishReason;
+} {
+  let longest = items[0];
+  for (const it of items) if (longest === undefined || it.length > longest.length) longest = it;
+  return { maxTokens: longest?.length ?? 0, finishReason: longest?.finish ?? 'stop' };
+}
+
+/**
+ * The plan with every output cut to `cap` tokens (an SGLang/TokenSpeed PD prefill answers the one
+ * token its forward pass sampled).
+ */
+export function capOutput(plan: GenerationPlan, cap: number): GenerationPlan {
+  // A fixed answer as long as the cap never reached its EOS either (see withAnswer).
+  const cut = (it: PromptItem): boolean =>
+    it.length > cap || (it.answer !== undefined && it.length === cap && it.finish === 'stop');
+  const items = plan.items.map((it): PromptItem =>
+    cut(it) ? { ...it, length: cap, finish: 'length' } : it,
+  );
+  return { ...plan, items, ...requestEnd(items) };
+}
+
 /** Chat: `logprobs: true` (+ `top_logprobs`); completions: `logprobs: <top count>`. */
 function openAiLogprobs(kind: InferenceKind, body: Body): number | undefined {
   if (kind === 'chat') {
@@ -166,43 +236,12 @@ function openAiLogprobs(kind: InferenceKind, body: Body): number | undefined {
   return undefined;
 }
 
-/**
- * Chat prompt rendering: each message becomes `<role>: <text>\n`, where text joins the text parts
- * of array content. Token counts and the output seed come from this rendering.
- */
-function renderChat(messages: unknown): string {
-  if (!Array.isArray(messages) || messages.length === 0) {
-    throw new BadRequest("'messages' must be a non-empty array");
-  }
-  let out = '';
-  for (const m of messages) {
-    if (typeof m !== 'object' || m === null) throw new BadRequest('each message must be an object');
-    const { role, content } = m as Body;
-    if (typeof role !== 'string') throw new BadRequest("each message needs a string 'role'");
-    out += `${role}: ${contentText(content)}\n`;
-  }
-  return out;
-}
-
-function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (content === null || content === undefined) return '';
-  if (!Array.isArray(content)) throw new BadRequest("message 'content' must be a string or array");
-  let text = '';
-  for (const part of content) {
-    if (typeof part === 'object' && part !== null && typeof (part as Body)['text'] === 'string') {
-      text += (text === '' ? '' : ' ') + String((part as Body)['text']);
-    }
-  }
-  return text;
-}
-
 interface ItemWants {
   ids: boolean;
   blockSize: number | undefined;
 }
 
-function promptItem(prompt: unknown, want: ItemWants): PromptItem {
+function promptItem(prompt: unknown, want: ItemWants): DraftItem {
   if (typeof prompt === 'string') return textItem(prompt, want);
   if (Array.isArray(prompt) && prompt.length === 0)
     throw new BadRequest('prompt must not be empty');
@@ -213,12 +252,13 @@ function promptItem(prompt: unknown, want: ItemWants): PromptItem {
       tokens: ids.length,
       ids: want.ids ? ids : undefined,
       keys: want.blockSize === undefined ? undefined : blockKeys(ids, want.blockSize),
+      text: undefined,
     };
   }
   throw new BadRequest('prompt must be a string, an array of token ids, or a batch of those');
 }
 
-function textItem(text: string, want: ItemWants): PromptItem {
+function textItem(text: string, want: ItemWants): DraftItem {
   const needIds = want.ids || want.blockSize !== undefined;
   const ids = needIds ? tokenIds(text) : undefined;
   return {
@@ -229,6 +269,7 @@ function textItem(text: string, want: ItemWants): PromptItem {
       ids === undefined || want.blockSize === undefined
         ? undefined
         : blockKeys(ids, want.blockSize),
+    text,
   };
 }
 

@@ -2,6 +2,7 @@
 // SGLang's OpenAI servers emit them) and SGLang's native /generate. Streaming chunks are built from
 // a per-request prefix string so the per-token path is one JSON.stringify of the token text.
 import type { FinishReason, InferenceKind } from './request-parse.js';
+import type { CallDelta, ToolCallOut } from './tool-stream.js';
 
 export interface ResponseMeta {
   id: string;
@@ -19,6 +20,9 @@ export interface Usage {
 }
 
 export type OpenAiKind = Exclude<InferenceKind, 'generate'>;
+
+/** A chat output whose answer the tool parser turned into calls finishes `tool_calls`. */
+export type OpenAiFinish = FinishReason | 'tool_calls';
 
 export const SSE_DONE = 'data: [DONE]\n\n';
 
@@ -82,11 +86,29 @@ export function tokenChunk(
     : `${prefix}${index},"text":${t},"logprobs":${logprobs},"finish_reason":null}]}`;
 }
 
+/**
+ * One tool-call delta of a chat choice, as OpenAI streams them: the call's first delta carries
+ * `id`, `type` and the function's `name` (with the arguments known so far, usually `""`), later
+ * ones only `function.arguments` pieces.
+ */
+export function toolCallChunk(prefix: string, index: number, d: CallDelta): string {
+  const call =
+    d.header === undefined
+      ? { index: d.index, function: { arguments: d.arguments } }
+      : {
+          index: d.index,
+          id: d.header.id,
+          type: 'function',
+          function: { name: d.header.name, arguments: d.arguments },
+        };
+  return `${prefix}${index},"delta":{"tool_calls":[${JSON.stringify(call)}]},"logprobs":null,"finish_reason":null}]}`;
+}
+
 export function finishChunk(
   kind: OpenAiKind,
   prefix: string,
   index: number,
-  finish: FinishReason,
+  finish: OpenAiFinish,
 ): string {
   return kind === 'chat'
     ? `${prefix}${index},"delta":{},"logprobs":null,"finish_reason":"${finish}"}]}`
@@ -105,28 +127,36 @@ export function usageChunk(kind: OpenAiKind, meta: ResponseMeta, u: Usage): stri
   });
 }
 
+/** One choice of a whole response. */
+export interface ChoiceOutput {
+  /** Chat: null when the answer was only tool calls (and whitespace). */
+  text: string | null;
+  finish: OpenAiFinish;
+  /** Chat: the calls the tool parser found; absent when it found none. */
+  toolCalls?: readonly ToolCallOut[] | undefined;
+  logprobs?: unknown;
+}
+
 /**
- * Non-streaming chat.completion or text_completion body. `logprobs[i]` is choice i's logprobs
- * object; `extra` adds top-level fields (vLLM's kv_transfer_params).
+ * Non-streaming chat.completion or text_completion body; `extra` adds top-level fields (vLLM's
+ * kv_transfer_params).
  */
 export function openAiBody(
   kind: OpenAiKind,
   meta: ResponseMeta,
-  texts: readonly string[],
-  finish: FinishReason,
+  outputs: readonly ChoiceOutput[],
   u: Usage,
-  logprobs?: readonly unknown[],
   extra?: Record<string, unknown>,
 ): unknown {
-  const choices = texts.map((text, index) =>
+  const choices = outputs.map((o, index) =>
     kind === 'chat'
       ? {
           index,
-          message: { role: 'assistant', content: text },
-          logprobs: logprobs?.[index] ?? null,
-          finish_reason: finish,
+          message: chatMessage(o),
+          logprobs: o.logprobs ?? null,
+          finish_reason: o.finish,
         }
-      : { index, text, logprobs: logprobs?.[index] ?? null, finish_reason: finish },
+      : { index, text: o.text ?? '', logprobs: o.logprobs ?? null, finish_reason: o.finish },
   );
   return {
     id: meta.id,
@@ -137,6 +167,18 @@ export function openAiBody(
     usage: u,
     ...extra,
   };
+}
+
+function chatMessage(o: ChoiceOutput): Record<string, unknown> {
+  const message: Record<string, unknown> = { role: 'assistant', content: o.text };
+  if (o.toolCalls !== undefined) {
+    message['tool_calls'] = o.toolCalls.map((c) => ({
+      id: c.id,
+      type: 'function',
+      function: { name: c.name, arguments: c.arguments },
+    }));
+  }
+  return message;
 }
 
 /** SGLang logprob entry: [logprob, token_id, token_text]; text is null unless requested. */

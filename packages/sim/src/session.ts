@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type { GenerationHandle, PromptShape, SimEngine, TokenSink } from './engine.js';
 import type { PdHost, PdLeg } from './pd-leg.js';
-import type { GenerationPlan } from './request-parse.js';
+import type { GenerationPlan, PromptItem } from './request-parse.js';
 import type { ResponseMeta } from './responses.js';
 import type { StatsRecorder } from './stats.js';
 import { errorBody, SSE_DONE, sseError, sseEvent } from './responses.js';
@@ -39,6 +39,8 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 export abstract class InferenceSession implements TokenSink, PdHost {
   /** One stream per output: items × n, item-major, matching OpenAI's choice index order. */
   protected readonly outputs: OutputStream[] = [];
+  /** Each output's prompt item: its fixed answer, length and finish. */
+  protected readonly outputItems: PromptItem[] = [];
   protected readonly startedAt = performance.now();
   protected settled = false;
   private handle: GenerationHandle | undefined;
@@ -49,7 +51,10 @@ export abstract class InferenceSession implements TokenSink, PdHost {
     protected readonly plan: GenerationPlan,
   ) {
     for (const item of plan.items) {
-      for (let j = 0; j < plan.n; j++) this.outputs.push(new OutputStream(ctx.seed, item.key, j));
+      for (let j = 0; j < plan.n; j++) {
+        this.outputs.push(new OutputStream(ctx.seed, item.key, j, item.answer));
+        this.outputItems.push(item);
+      }
     }
     ctx.stats.running++;
     // 'close' without a finished response means the client went away: Node emits it as soon as
@@ -178,6 +183,19 @@ export abstract class InferenceSession implements TokenSink, PdHost {
   /** What ends a stream that failed mid-way (the engines' OpenAI servers: an error, `[DONE]`). */
   protected streamError(status: number, message: string, type: string): string {
     return sseError(status, message, type);
+  }
+
+  /**
+   * The texts of the tokens output `c` produces when its answer is fixed (its answer cut to its
+   * length, or repeated under ignore_eos), for the tool parser to read up front.
+   */
+  protected fixedTokens(c: number): string[] | undefined {
+    const item = this.outputItems[c];
+    const answer = item?.answer;
+    if (item === undefined || answer === undefined) return undefined;
+    const tokens: string[] = [];
+    for (let i = 0; i < item.length; i++) tokens.push(answer[i % answer.length]?.text ?? '');
+    return tokens;
   }
 
   /** Prompt tokens the engine served from its prefix cache. */

@@ -151,7 +151,8 @@ export function promptLogprob(id: number, position: number): number {
 
 /**
  * One choice's output token stream. `advance()` draws the next token and exposes it through the
- * `last*` fields, so the per-token hot path allocates nothing but the word's string slice.
+ * `last*` fields, so the per-token hot path allocates nothing but the word's string slice. With a
+ * fixed answer the tokens are the answer's (over again if `ignore_eos` runs past its end).
  */
 export class OutputStream {
   private readonly rng: Mulberry32;
@@ -162,7 +163,12 @@ export class OutputStream {
   lastLogprob = 0;
 
   /** `key` identifies the request content, `choice` the index among n (or batch) choices. */
-  constructor(seed: number, key: number, choice: number) {
+  constructor(
+    seed: number,
+    key: number,
+    choice: number,
+    private readonly answer?: readonly AnswerToken[],
+  ) {
     this.rng = new Mulberry32(mix32(mix32(seed) ^ key ^ Math.imul(choice + 1, 0x9e3779b9)));
   }
 
@@ -170,6 +176,13 @@ export class OutputStream {
     const w = this.rng.nextInt(WORDS.length);
     // Drawn even when logprobs are not requested, so the text never depends on return_logprob.
     this.lastLogprob = -Math.round(this.rng.next() * 3000) / 1000;
+    const fixed = this.answer?.[this.count % this.answer.length];
+    if (fixed !== undefined) {
+      this.lastId = fixed.id;
+      this.lastText = fixed.text;
+      this.count++;
+      return;
+    }
     this.lastId = OUTPUT_ID_BASE + w;
     const word = WORDS[w] ?? 'the';
     this.lastText = this.count === 0 ? word : ' ' + word;
