@@ -96,6 +96,20 @@ export const SIM_GRPC_FAULT_FLAGS: readonly SimFlagSpec[] = [
     to: fault('abortDelayMs'),
     help: 'fault, grpc: Abort answers after MS',
   }),
+  flag('grpc-ignore-cancel', {
+    grpcOnly: true,
+    kind: 'bool',
+    to: fault('grpcIgnoreCancel'),
+    help: 'fault, grpc: a cancelled Generate keeps running until it ends or an Abort arrives',
+  }),
+  flag('grpc-stall-after-tokens', {
+    grpcOnly: true,
+    kind: 'int',
+    metavar: '<N>',
+    check: range(0, 1e9),
+    to: fault('grpcStallAfterTokens'),
+    help: 'fault, grpc: after N tokens the engine stops producing and leaves the call open',
+  }),
   flag('tokenizer-bad-sha', {
     grpcOnly: true,
     kind: 'bool',

@@ -27,6 +27,8 @@ const FAULT_KEYS: ReadonlySet<string> = new Set([
   'grpcMessage',
   'grpcMalformed',
   'abortDelayMs',
+  'grpcIgnoreCancel',
+  'grpcStallAfterTokens',
   'tokenizerBadSha',
   'tokenizerNoSha',
   'tokenizerDelayMs',
@@ -135,6 +137,18 @@ export class FaultInjector {
     return this.faults.abortDelayMs ?? 0;
   }
 
+  /** gRPC: the token count after which a request that runs stalls; counts as a fire if so. */
+  takeStall(): number | undefined {
+    const n = this.faults.grpcStallAfterTokens;
+    if (n !== undefined) this.fired('none');
+    return n;
+  }
+
+  /** gRPC: whether a call the client cancels keeps running until it ends or is aborted. */
+  ignoresCancel(): boolean {
+    return this.faults.grpcIgnoreCancel === true;
+  }
+
   /** gRPC GetTokenizer faults. */
   tokenizerFaults(): { badSha: boolean; noSha: boolean; delayMs: number } {
     const f = this.faults;
@@ -173,6 +187,7 @@ export class FaultInjector {
         dropAfterChunks: _d,
         dropAfterHead: _dh,
         grpcMalformed: _gm,
+        grpcStallAfterTokens: _gs,
         maxFires: _m,
         ...rest
       } = this.faults;
@@ -236,10 +251,18 @@ export function checkedFaults(f: SimFaults): SimFaults {
     out.grpcMessage = f.grpcMessage;
   }
   if (f.abortDelayMs !== undefined) out.abortDelayMs = positive('abortDelayMs', f.abortDelayMs);
+  if (f.grpcStallAfterTokens !== undefined) {
+    out.grpcStallAfterTokens = int('grpcStallAfterTokens', f.grpcStallAfterTokens, 0);
+  }
   if (f.tokenizerDelayMs !== undefined) {
     out.tokenizerDelayMs = positive('tokenizerDelayMs', f.tokenizerDelayMs);
   }
-  for (const key of ['tokenizerBadSha', 'tokenizerNoSha', 'grpcMalformed'] as const) {
+  for (const key of [
+    'tokenizerBadSha',
+    'tokenizerNoSha',
+    'grpcMalformed',
+    'grpcIgnoreCancel',
+  ] as const) {
     const v = f[key];
     if (v === undefined) continue;
     if (typeof v !== 'boolean') throw new RangeError(`${key} must be a boolean`);

@@ -113,6 +113,8 @@ export function handleGenerate(
       onEnd: live.forget,
       pd,
       closing: w.isClosing,
+      ignoresCancel: faults.ignoresCancel(),
+      stallAfter: decision === 'none' && drop === undefined ? faults.takeStall() : undefined,
     },
     gen,
     plans,

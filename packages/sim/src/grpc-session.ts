@@ -43,6 +43,10 @@ export interface GrpcSessionContext {
   pd: PdLeg | undefined;
   /** The worker is shutting down. */
   closing: () => boolean;
+  /** A cancelled call keeps running until it ends or is aborted (fault `grpcIgnoreCancel`). */
+  ignoresCancel: boolean;
+  /** Fault: after this many tokens the engine stops producing, the call left open. */
+  stallAfter: number | undefined;
 }
 
 export class GrpcGenerateSession implements TokenSink, PdHost {
@@ -55,6 +59,10 @@ export class GrpcGenerateSession implements TokenSink, PdHost {
   private readonly emitted: number[];
   private readonly done: boolean[];
   private readonly maxTokens: number;
+  /** The client cancelled; with `ignoresCancel` the sequence runs on, writing to nobody. */
+  private clientGone = false;
+  /** The stall fault fired: the engine produces nothing more for this call. */
+  private stalled = false;
 
   constructor(
     private readonly call: ServerWritableStream<Msg, Msg>,
@@ -143,7 +151,14 @@ export class GrpcGenerateSession implements TokenSink, PdHost {
   }
 
   onStep(index: number): void {
-    if (this.settled) return;
+    if (this.settled || this.stalled) return;
+    const stall = this.ctx.stallAfter;
+    if (stall !== undefined && index >= stall) {
+      // Wedged: the sequence leaves the batch, the call stays open and silent.
+      this.stalled = true;
+      this.handle?.cancel();
+      return;
+    }
     // The last step produces the last tokens: hand the KV over before their completes go out.
     if (index + 1 >= this.maxTokens) this.finishLeg();
     for (let c = 0; c < this.plans.length; c++) {
@@ -162,7 +177,7 @@ export class GrpcGenerateSession implements TokenSink, PdHost {
   }
 
   onFinish(): void {
-    if (this.settled) return;
+    if (this.settled || this.stalled) return;
     this.finishLeg();
     if (this.settled) return;
     // Choices planned with no tokens (max_new_tokens 0) complete here.
@@ -170,8 +185,9 @@ export class GrpcGenerateSession implements TokenSink, PdHost {
       const plan = this.plans[c];
       if (plan !== undefined && this.done[c] !== true) this.complete(c, plan.finish, []);
     }
-    this.settle('completed');
-    this.call.end();
+    // A sequence whose client cancelled ran on for nobody: it ends as aborted, as it would have.
+    this.settle(this.clientGone ? 'aborted' : 'completed');
+    this.end();
   }
 
   /** Abort RPC: each unfinished choice completes with finish_reason 'abort', then the call ends. */
@@ -181,7 +197,11 @@ export class GrpcGenerateSession implements TokenSink, PdHost {
       if (this.done[c] !== true) this.complete(c, 'abort', []);
     }
     this.settle('aborted');
-    this.call.end();
+    this.end();
+  }
+
+  private end(): void {
+    if (!this.clientGone) this.call.end();
   }
 
   private complete(c: number, finish: string, lastDelta: number[]): void {
@@ -227,7 +247,7 @@ export class GrpcGenerateSession implements TokenSink, PdHost {
 
   private write(msg: Msg): void {
     // No backpressure, as on the HTTP side: an engine does not wait for a slow reader.
-    if (!this.settled) this.call.write(msg);
+    if (!this.settled && !this.clientGone) this.call.write(msg);
   }
 
   private dropByFault(): void {
@@ -237,7 +257,10 @@ export class GrpcGenerateSession implements TokenSink, PdHost {
   }
 
   private readonly onCancelled = (): void => {
-    this.settle('aborted');
+    this.clientGone = true;
+    // A servicer that does not pass the cancel on leaves the sequence in the scheduler, holding
+    // its seat, until it finishes or the gateway's Abort reaches it.
+    if (!this.ctx.ignoresCancel || this.ctx.closing()) this.settle('aborted');
   };
 
   private settle(outcome: Outcome): void {

@@ -72,6 +72,16 @@ export interface SimFaults {
   grpcMalformed?: boolean;
   /** gRPC: Abort answers (and cancels the sequence) only after this many ms. */
   abortDelayMs?: number;
+  /**
+   * gRPC Generate: a call the client cancels keeps running until it ends or an Abort arrives, as
+   * a Python servicer that does not pass the cancel on to its scheduler (why gateways send Abort).
+   */
+  grpcIgnoreCancel?: boolean;
+  /**
+   * gRPC Generate: after this many tokens the engine stops producing and says nothing more, the
+   * call left open (a wedged engine); it ends when the client cancels or an Abort arrives.
+   */
+  grpcStallAfterTokens?: number;
   /** gRPC GetTokenizer: the last chunk carries a wrong sha256. */
   tokenizerBadSha?: boolean;
   /** gRPC GetTokenizer: the last chunk carries no sha256. */
@@ -80,7 +90,7 @@ export interface SimFaults {
   tokenizerDelayMs?: number;
   /** All faults clear themselves this long after being set. */
   durationMs?: number;
-  /** The request faults (errorRate, hang, dropAfterChunks, dropAfterHead, grpcMalformed) clear after firing this many times. */
+  /** The request faults (errorRate, hang, dropAfterChunks, dropAfterHead, grpcMalformed, grpcStallAfterTokens) clear after firing this many times. */
   maxFires?: number;
 }
 
@@ -201,6 +211,11 @@ export interface SimStats {
   failed: number;
   /** Inference requests in flight (generating, streaming, queued or held by the hang fault). */
   running: number;
+  /**
+   * The most requests this worker had open at once since it started (gRPC: Generate calls from
+   * arrival to their end, Abort or the end of a call whose cancel the servicer ignored).
+   */
+  peakRunning: number;
   /** Sequences queued in the engine for a slot of the window (decode: pre-allocation queue). */
   waiting: number;
   /** Number of times a fault changed a request's outcome. */

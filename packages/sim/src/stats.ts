@@ -20,7 +20,8 @@ export class StatsRecorder {
   aborted = 0;
   completed = 0;
   failed = 0;
-  running = 0;
+  #running = 0;
+  peakRunning = 0;
   faultsFired = 0;
   bootstrapTimeouts = 0;
   transferTimeouts = 0;
@@ -35,6 +36,16 @@ export class StatsRecorder {
   constructor(
     private readonly gauges: () => StatsGauges = () => ({ waiting: 0, roomsOpen: 0, kvPinned: 0 }),
   ) {}
+
+  /** Requests open now; every change is seen here, so the peak is exact. */
+  get running(): number {
+    return this.#running;
+  }
+
+  set running(n: number) {
+    this.#running = n;
+    if (n > this.peakRunning) this.peakRunning = n;
+  }
 
   countRequest(path: string): void {
     this.requests.set(path, (this.requests.get(path) ?? 0) + 1);
@@ -62,6 +73,7 @@ export class StatsRecorder {
       completed: this.completed,
       failed: this.failed,
       running: this.running,
+      peakRunning: this.peakRunning,
       waiting: g.waiting,
       faultsFired: this.faultsFired,
       roomsOpen: g.roomsOpen,
