@@ -23,8 +23,11 @@ const LOW_WATER = 8;
 
 export interface GenerateCallDeps {
   clock: Clock;
-  /** Sends the engine's `Abort` for this request; fire and forget (the client logs failures). */
-  abort: () => void;
+  /**
+   * Sends the engine's `Abort` for this request; resolves when the engine answered it or the
+   * RPC gave up (its deadline), never rejects (the client logs failures).
+   */
+  abort: () => Promise<void>;
   /** Whether the client's channel has connected, for the connect timeout. */
   isConnected: () => boolean;
 }
@@ -54,6 +57,8 @@ export class GrpcGenerateCall implements GenerateCall {
   #deferred = false;
   #disposed = false;
   #abortPending = false;
+  /** The gateway cancelled the call itself: the status that follows is its own, not the engine's. */
+  #cancelledHere = false;
   #deferTimer: Timer | undefined;
   #connectTimer: Timer | undefined;
 
@@ -103,7 +108,8 @@ export class GrpcGenerateCall implements GenerateCall {
     this.#deps.clock.clearTimer(this.#connectTimer);
     this.#notify();
     if (this.#claim === 'completed') {
-      this.#call.cancel();
+      // Every sample had its terminal response: the engine is done with the request.
+      this.#cancelHere();
       this.#resolveClosed();
       return;
     }
@@ -194,9 +200,12 @@ export class GrpcGenerateCall implements GenerateCall {
     }
     this.#isStarted = true;
     this.#deps.clock.clearTimer(this.#connectTimer);
+    // The engine ended the stream: it has let go of the request. A status that only answers the
+    // gateway's own cancel says nothing about the engine; the Abort's answer does (#abortNow).
+    const byEngine = !this.#cancelledHere;
     this.#notify();
     this.#fireDeferredAbort();
-    this.#resolveClosed();
+    if (byEngine) this.#resolveClosed();
   }
 
   #onEnd(): void {
@@ -204,9 +213,11 @@ export class GrpcGenerateCall implements GenerateCall {
     this.#markStarted();
     this.#received = true;
     this.#ended = true;
+    // grpc-js also ends the stream of a call the gateway cancelled: that end is not the engine's.
+    const byEngine = !this.#cancelledHere;
     this.#notify();
     this.#fireDeferredAbort();
-    this.#resolveClosed();
+    if (byEngine) this.#resolveClosed();
   }
 
   #markStarted(): void {
@@ -214,6 +225,11 @@ export class GrpcGenerateCall implements GenerateCall {
     this.#isStarted = true;
     this.#deps.clock.clearTimer(this.#connectTimer);
     this.#resolveStarted();
+  }
+
+  #cancelHere(): void {
+    this.#cancelledHere = true;
+    this.#call.cancel();
   }
 
   /** The channel never connected: fail the call as a transport failure, before it started. */
@@ -227,7 +243,8 @@ export class GrpcGenerateCall implements GenerateCall {
     this.#error = error;
     this.#isStarted = true;
     this.#rejectStarted(error);
-    this.#call.cancel();
+    // Never connected: the engine never had the request.
+    this.#cancelHere();
     this.#notify();
     this.#resolveClosed();
   }
@@ -244,9 +261,17 @@ export class GrpcGenerateCall implements GenerateCall {
   #abortNow(): void {
     this.#abortPending = false;
     this.#deps.clock.clearTimer(this.#deferTimer);
-    this.#call.cancel();
-    if (this.#error?.beforeStart !== true) this.#deps.abort();
-    this.#resolveClosed();
+    // The engine already ended the stream with OK: it finished the request, nothing to abort.
+    // (grpc-js emits a failed status's 'error' before its end, so #error tells them apart.)
+    const finished = this.#ended && this.#error === undefined && !this.#cancelledHere;
+    this.#cancelHere();
+    if (finished || this.#error?.beforeStart === true) {
+      this.#resolveClosed();
+      return;
+    }
+    // The engine may keep the sequence after the cancel (a servicer need not pass it on), so it
+    // has let go only once it answered the Abort (or the Abort gave up, after its 10 s deadline).
+    void this.#deps.abort().then(() => this.#resolveClosed());
   }
 
   #notify(): void {

@@ -182,9 +182,10 @@ export class GrpcEngineClient implements EngineClient {
     this.#stub.close();
   }
 
-  #abortOnDrop(requestId: string): void {
+  /** Resolves once the engine answered the Abort or it failed (logged); never rejects. */
+  #abortOnDrop(requestId: string): Promise<void> {
     this.#live++;
-    this.abort(requestId, DROP_ABORT_REASON)
+    return this.abort(requestId, DROP_ABORT_REASON)
       .catch((err: unknown) => {
         this.#deps.logger.warn(
           { err, requestId, target: this.target, runtime: this.runtime },

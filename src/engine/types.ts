@@ -148,10 +148,13 @@ export interface GenerateCall extends AsyncIterable<EngineOutput> {
   /** Resolves when the engine answered (headers or a first message); rejects if it failed first. */
   readonly started: Promise<void>;
   /**
-   * Resolves when the call no longer occupies the engine: it ended or failed, or it was cancelled
-   * (with `Abort` unless completed). A deferred call disposed before its first item resolves only
-   * once that item (or the 30 s cap) has come and the abort went out: the engine holds its seat
-   * until then, so whatever admission the call holds must too.
+   * Resolves when the engine has let go of the request: it ended the stream (done or failed), or
+   * it answered the `Abort` the gateway sent (or that RPC gave up after its 10 s deadline). A
+   * cancel alone does not count, since a servicer need not pass it on to its scheduler; a call
+   * cancelled after its last terminal response (completed) or refused before it started needs no
+   * Abort and resolves at once. A deferred call disposed before its first item resolves only
+   * once that item (or the 30 s cap) has come and its Abort was answered. Whatever admission the
+   * call holds (a prefill slot, a decode room) is held until then.
    */
   readonly closed: Promise<void>;
   markCompleted(): void;

@@ -1,0 +1,127 @@
+// A call's `closed` (what frees its prefill slot or decode room) waits for the engine to let go of
+// the request, not for the gateway's cancel: an aborted call closes when the engine answers its
+// Abort, a call the engine ends (done or failed) closes then, a call refused before it started or
+// cancelled after its last complete closes at once. Against a real grpc-js server whose Abort the
+// test answers when it chooses.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import * as grpc from '@grpc/grpc-js';
+import { ManualClock } from '@switchyard/kit';
+import { connectEngine } from '../../../src/engine/connect.js';
+import type { EngineClient, GenerateInput } from '../../../src/engine/types.js';
+import { silentLogger } from '../../../src/observability/logger.js';
+import { waitFor } from '../../helpers/wait-for.js';
+import { startEngineServer, unary } from './engine-server.js';
+
+type StreamCall = grpc.ServerWritableStream<Record<string, unknown>, unknown>;
+
+const closers: (() => void)[] = [];
+after(() => closers.forEach((close) => close()));
+
+interface Rig {
+  client: EngineClient;
+  clock: ManualClock;
+  streams: StreamCall[];
+  /** Abort requests received, each with the function that answers it. */
+  aborts: { request: unknown; answer: () => void }[];
+  roundTrip(): Promise<void>;
+}
+
+async function rig(): Promise<Rig> {
+  const streams: StreamCall[] = [];
+  const aborts: Rig['aborts'] = [];
+  const server = await startEngineServer({
+    sglang: {
+      Generate: (call: StreamCall) => {
+        streams.push(call);
+        call.on('cancelled', () => undefined);
+      },
+      Abort: (call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+        aborts.push({ request: call.request, answer: () => cb(null, { success: true }) });
+      },
+      HealthCheck: unary({ healthy: true }),
+    },
+  });
+  const clock = new ManualClock();
+  const client = connectEngine(server.url, 'sglang', { clock, logger: silentLogger() });
+  closers.push(
+    () => client.close(),
+    () => server.close(),
+  );
+  return {
+    client,
+    clock,
+    streams,
+    aborts,
+    roundTrip: async () => void (await client.healthCheck(5_000)),
+  };
+}
+
+const request = (id: string): GenerateInput => ({
+  kind: 'chat',
+  requestId: id,
+  inputIds: [1],
+  originalText: 'a',
+  stream: true,
+  sampling: {
+    stop: [],
+    stopTokenIds: [],
+    ignoreEos: false,
+    noStopTrim: false,
+    n: 1,
+    skipSpecialTokens: true,
+    spacesBetweenSpecialTokens: true,
+  },
+});
+
+const CHUNK = { request_id: 'x', chunk: { token_ids: [7], completion_tokens: 1 } };
+
+function watch(p: Promise<void>): () => boolean {
+  let done = false;
+  void p.then(() => (done = true));
+  return () => done;
+}
+
+test('an aborted call is closed only once the engine answers its Abort', async () => {
+  const r = await rig();
+  const call = r.client.generate(request('a-1'));
+  await waitFor(() => r.streams.length === 1, 'the Generate');
+  r.streams[0]!.write(CHUNK);
+  await call.started;
+  const closed = watch(call.closed);
+  call.dispose();
+  await waitFor(() => r.aborts.length === 1, 'the Abort');
+  await r.roundTrip();
+  assert.equal(closed(), false, 'cancelled, but the engine may still hold the request');
+  r.aborts[0]!.answer();
+  await call.closed;
+});
+
+test('a call the engine ends is closed then, done or failed', async () => {
+  const r = await rig();
+  const done = r.client.generate(request('e-1'));
+  const failed = r.client.generate(request('e-2'));
+  await waitFor(() => r.streams.length === 2, 'both Generates');
+  r.streams[0]!.end();
+  await done.closed;
+  r.streams[1]!.write(CHUNK);
+  await failed.started;
+  r.streams[1]!.emit('error', { code: grpc.status.INTERNAL, details: 'boom' });
+  await failed.closed;
+});
+
+test('refused before it started, or cancelled after its last complete: closed at once', async () => {
+  const r = await rig();
+  const refused = r.client.generate(request('r-1'));
+  const completed = r.client.generate(request('r-2'));
+  await waitFor(() => r.streams.length === 2, 'both Generates');
+  r.streams[0]!.emit('error', { code: grpc.status.UNAVAILABLE, details: 'down' });
+  await assert.rejects(refused.started);
+  refused.dispose();
+  await refused.closed;
+  completed.markCompleted();
+  completed.dispose();
+  await completed.closed;
+  await r.roundTrip();
+  assert.equal(r.aborts.length, 0, 'neither needed an Abort');
+});
