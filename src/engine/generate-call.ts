@@ -61,6 +61,7 @@ export class GrpcGenerateCall implements GenerateCall {
   #cancelledHere = false;
   #deferTimer: Timer | undefined;
   #connectTimer: Timer | undefined;
+  #deadline: { timer: Timer | undefined; atMs: number } | undefined;
 
   constructor(
     readonly requestId: string,
@@ -97,6 +98,17 @@ export class GrpcGenerateCall implements GenerateCall {
   }
 
   /**
+   * The call's whole life, from now: a started call that has not ended `ms` later fails with
+   * DEADLINE_EXCEEDED (504), so its owner answers and disposes it, which sends `Abort`. Before
+   * it starts, the start wait (grpc/start-wait.ts) owns the same deadline.
+   */
+  expireAfter(ms: number): this {
+    this.#deadline = { timer: undefined, atMs: this.#deps.clock.now() + ms };
+    if (this.#isStarted) this.#armDeadline();
+    return this;
+  }
+
+  /**
    * Ends the call. Completed: cancel quietly. Deferred with no item yet: keep the call until its
    * first message, end or error (at most 30 s) so a PD decode leg is not torn down while its
    * prefill is still writing KV, then cancel and abort. Otherwise cancel and abort at once.
@@ -106,6 +118,7 @@ export class GrpcGenerateCall implements GenerateCall {
     this.#disposed = true;
     this.#queue.length = 0;
     this.#deps.clock.clearTimer(this.#connectTimer);
+    this.#clearDeadline();
     this.#notify();
     if (this.#claim === 'completed') {
       // Every sample had its terminal response: the engine is done with the request.
@@ -200,6 +213,7 @@ export class GrpcGenerateCall implements GenerateCall {
     }
     this.#isStarted = true;
     this.#deps.clock.clearTimer(this.#connectTimer);
+    this.#clearDeadline();
     // The engine ended the stream: it has let go of the request. A status that only answers the
     // gateway's own cancel says nothing about the engine; the Abort's answer does (#abortNow).
     const byEngine = !this.#cancelledHere;
@@ -213,6 +227,7 @@ export class GrpcGenerateCall implements GenerateCall {
     this.#markStarted();
     this.#received = true;
     this.#ended = true;
+    this.#clearDeadline();
     // grpc-js also ends the stream of a call the gateway cancelled: that end is not the engine's.
     const byEngine = !this.#cancelledHere;
     this.#notify();
@@ -224,7 +239,32 @@ export class GrpcGenerateCall implements GenerateCall {
     if (this.#isStarted) return;
     this.#isStarted = true;
     this.#deps.clock.clearTimer(this.#connectTimer);
+    if (this.#deadline !== undefined) this.#armDeadline();
     this.#resolveStarted();
+  }
+
+  #armDeadline(): void {
+    const d = this.#deadline;
+    if (d === undefined || d.timer !== undefined || this.#ended || this.#disposed) return;
+    const left = Math.max(0, d.atMs - this.#deps.clock.now());
+    d.timer = this.#deps.clock.setTimer(left, () => this.#onDeadline(), { keepAlive: false });
+  }
+
+  #clearDeadline(): void {
+    const timer = this.#deadline?.timer;
+    if (timer !== undefined) this.#deps.clock.clearTimer(timer);
+  }
+
+  /** The call outlived its deadline: it fails like an engine error, and its owner aborts it. */
+  #onDeadline(): void {
+    if (this.#ended || this.#disposed || this.#error !== undefined) return;
+    this.#error = new EngineCallError(
+      status.DEADLINE_EXCEEDED,
+      'the engine did not finish within --request-timeout-secs',
+      false,
+    );
+    this.#cancelHere();
+    this.#notify();
   }
 
   #cancelHere(): void {

@@ -159,6 +159,12 @@ export interface GenerateCall extends AsyncIterable<EngineOutput> {
   readonly closed: Promise<void>;
   markCompleted(): void;
   deferAbortUntilFirstItem(): this;
+  /**
+   * Bounds the call's whole life from now (`--request-timeout-secs`): a started call still open
+   * then fails with DEADLINE_EXCEEDED and its owner aborts it. The start is bounded by the start
+   * wait with the same deadline.
+   */
+  expireAfter(ms: number): this;
   dispose(): void;
   /**
    * Ends the call and aborts it at once, even when its abort was deferred (or a deferred abort

@@ -3,10 +3,11 @@ import type { GenerateCall } from '../engine/types.js';
 import { GatewayError } from '../errors/gateway-error.js';
 
 /**
- * Waits for the call to start. A client that leaves first ends the wait with its abort reason;
- * an engine that has not started within `--request-timeout-secs` is a retryable 504, as an HTTP
- * worker that sends no response head in time (SMG sets no deadline on Generate, so a wedged
- * engine would hold the request until the client gave up).
+ * Waits for the call to start, and bounds its whole life. A client that leaves first ends the
+ * wait with its abort reason; an engine that has not started within `--request-timeout-secs` is a
+ * retryable 504, as an HTTP worker that sends no response head in time. The same deadline then
+ * holds for the rest of the call (`expireAfter`), as an HTTP attempt's runs to its last byte: SMG
+ * sets no deadline on Generate, so a wedged engine would hold the request until the client gave up.
  */
 export async function startedInTime(
   call: GenerateCall,
@@ -15,6 +16,7 @@ export async function startedInTime(
   timeoutMs: number,
 ): Promise<void> {
   if (signal.aborted) throw signal.reason;
+  call.expireAfter(timeoutMs);
   let onAbort: (() => void) | undefined;
   let timer: Timer | undefined;
   const stopped = new Promise<never>((_, reject) => {

@@ -3,7 +3,7 @@
  * bootstrap room (the samples would pre-allocate the same room twice), so a fan-out request is
  * sent to each leg as n single-sample calls, each with its own room and request id; this merges
  * their outputs in arrival order with each call's sample index set to its position. Completing,
- * deferring and disposing apply to every call; it has started when all have, and is closed when
+ * deferring, expiring and disposing apply to every call; it has started when all have, and is closed when
  * all are.
  */
 import type { EngineOutput, GenerateCall } from '../../engine/types.js';
@@ -29,6 +29,11 @@ export class FanoutCall implements GenerateCall {
 
   deferAbortUntilFirstItem(): this {
     for (const c of this.calls) c.deferAbortUntilFirstItem();
+    return this;
+  }
+
+  expireAfter(ms: number): this {
+    for (const c of this.calls) c.expireAfter(ms);
     return this;
   }
 

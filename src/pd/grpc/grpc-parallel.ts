@@ -90,6 +90,9 @@ export async function dispatchGrpcParallel(deps: GrpcPdDeps, a: GrpcPdAttempt): 
   }
   // Deferred from the start: a client may leave while the KV handoff is under way.
   d.call.deferAbortUntilFirstItem();
+  // Both legs end within --request-timeout-secs of their dispatch, as an HTTP attempt does.
+  p.call.expireAfter(deps.requestTimeoutMs);
+  d.call.expireAfter(deps.requestTimeoutMs);
   const prefill = new GrpcPrefillDrain(p, plan.sampling.n, ctx, deps, series);
 
   let race: Race;

@@ -1,14 +1,18 @@
 // A call's `closed` (what frees its prefill slot or decode room) waits for the engine to let go of
 // the request, not for the gateway's cancel: an aborted call closes when the engine answers its
 // Abort, a call the engine ends (done or failed) closes then, a call refused before it started or
-// cancelled after its last complete closes at once. Against a real grpc-js server whose Abort the
-// test answers when it chooses.
+// cancelled after its last complete closes at once. And `expireAfter` bounds a started call.
+// Against a real grpc-js server whose Abort the test answers when it chooses.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { ManualClock } from '@switchyard/kit';
 import { connectEngine } from '../../../src/engine/connect.js';
-import type { EngineClient, GenerateInput } from '../../../src/engine/types.js';
+import {
+  EngineCallError,
+  type EngineClient,
+  type GenerateInput,
+} from '../../../src/engine/types.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { startEngineServer, unary } from './engine-server.js';
@@ -124,4 +128,42 @@ test('refused before it started, or cancelled after its last complete: closed at
   await completed.closed;
   await r.roundTrip();
   assert.equal(r.aborts.length, 0, 'neither needed an Abort');
+});
+
+test('expireAfter fails a started call that outlives it, then its dispose aborts it', async () => {
+  const r = await rig();
+  const call = r.client.generate(request('d-1')).expireAfter(1_000);
+  await waitFor(() => r.streams.length === 1, 'the Generate');
+  r.streams[0]!.write(CHUNK);
+  await call.started;
+  const it = call[Symbol.asyncIterator]();
+  assert.equal((await it.next()).done, false);
+  const rejected = assert.rejects(it.next(), (err: unknown) => {
+    assert.ok(err instanceof EngineCallError);
+    assert.equal(err.code, grpc.status.DEADLINE_EXCEEDED);
+    assert.equal(err.beforeStart, false);
+    return true;
+  });
+  await r.clock.settle(1_000);
+  await rejected;
+  call.dispose();
+  await waitFor(() => r.aborts.length === 1, 'the Abort of the expired call');
+  r.aborts[0]!.answer();
+  await call.closed;
+});
+
+test('expireAfter leaves a call that ended in time alone, and an ended call needs no Abort', async () => {
+  const r = await rig();
+  const call = r.client.generate(request('d-2')).expireAfter(1_000);
+  await waitFor(() => r.streams.length === 1, 'the Generate');
+  r.streams[0]!.write(CHUNK);
+  r.streams[0]!.end();
+  const seen: unknown[] = [];
+  for await (const out of call) seen.push(out);
+  assert.equal(seen.length, 1);
+  await r.clock.settle(2_000);
+  call.dispose();
+  await call.closed;
+  await r.roundTrip();
+  assert.equal(r.aborts.length, 0);
 });
