@@ -29,10 +29,12 @@ const BENCHES: Bench[] = [
   { name: 'replicas', file: 'bench/replicas/run.ts', timeoutSec: 240 },
   { name: 'fleet-scale', file: 'bench/fleet-scale/run.ts', timeoutSec: 540 },
   { name: 'grpc-tokenizer', file: 'bench/grpc/tokenizer.bench.ts', timeoutSec: 120 },
-  { name: 'grpc', file: 'bench/grpc/run.ts', timeoutSec: 300 },
+  { name: 'grpc', file: 'bench/grpc/run.ts', timeoutSec: 420 },
+  { name: 'grpc-faults', file: 'bench/grpc-faults/run.ts', timeoutSec: 300 },
 ];
-// ~16.5 min before the gRPC benchmarks (the replicas benchmark ~2.5 of it), which add ~3.5.
-const BUDGET_SEC = 22 * 60;
+// ~16.5 min before the gRPC benchmarks (the replicas benchmark ~2.5 of it), which add ~5 (with
+// its Anthropic Messages workloads), then ~2 for the gRPC fault storm.
+const BUDGET_SEC = 26 * 60;
 
 let current: ChildProcess | undefined;
 

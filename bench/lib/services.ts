@@ -145,7 +145,10 @@ export interface GatewayStart {
   cpus?: string | undefined;
   /** Directory for `node --cpu-prof`; the profile is written when the gateway exits. */
   cpuProfDir?: string;
-  /** Healthy workers /readiness must count (default `workerUrls.length`). */
+  /**
+   * Healthy workers /readiness must count (default `workerUrls.length`); 0 waits only for the
+   * process to answer /liveness (workers to be registered through /workers afterwards).
+   */
   expectWorkers?: number;
   /** Give up waiting for readiness after this long (default 20 s). */
   readyTimeoutMs?: number;
@@ -210,9 +213,10 @@ async function startGatewayOnce(opts: GatewayStart): Promise<GatewayProcess> {
   let upMs = NaN;
   await Promise.race([
     waitForHttp(
-      `${url}/readiness`,
+      want === 0 ? `${url}/liveness` : `${url}/readiness`,
       (status, body) => {
         if (Number.isNaN(upMs)) upMs = performance.now() - t0;
+        if (want === 0) return status === 200;
         return (
           status === 200 &&
           (JSON.parse(body) as { healthy_workers?: number }).healthy_workers === want
