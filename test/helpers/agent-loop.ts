@@ -13,6 +13,7 @@
  */
 import assert from 'node:assert/strict';
 import type { SimWorker } from '@switchyard/sim';
+import type { RunnableToolFunctionWithParse } from 'openai/lib/RunnableFunction';
 import { generateRequests, startQwenFleet, type QwenFleet } from './grpc.js';
 
 export const FINAL_ANSWER = 'It is sunny in Paris and raining in Lyon; it is noon.';
@@ -70,6 +71,31 @@ export class ToolLog {
     this.calls.push(`get_time(${zone})`);
     return time(zone);
   };
+}
+
+/** The two tools as the openai client's `runTools` takes them, logging into `log`. */
+export function runnableTools(log: ToolLog) {
+  const weather: RunnableToolFunctionWithParse<{ city: string }> = {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: WEATHER_DESCRIPTION,
+      parameters: WEATHER_PARAMETERS,
+      parse: (raw) => JSON.parse(raw) as { city: string },
+      function: (a) => log.weather(a.city),
+    },
+  };
+  const time: RunnableToolFunctionWithParse<{ zone: string }> = {
+    type: 'function',
+    function: {
+      name: 'get_time',
+      description: TIME_DESCRIPTION,
+      parameters: TIME_PARAMETERS,
+      parse: (raw) => JSON.parse(raw) as { zone: string },
+      function: (a) => log.time(a.zone),
+    },
+  };
+  return [weather, time];
 }
 
 export const EXPECTED_CALLS = ['get_weather(Paris)', 'get_weather(Lyon)', 'get_time(Europe/Paris)'];

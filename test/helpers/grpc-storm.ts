@@ -9,6 +9,7 @@
  * bounded slice in `npm test` (engines in process) and by `bench/grpc-faults` (engines in their
  * own processes, one of them also stopped for 3 s).
  */
+import { seededRandom } from '@switchyard/kit';
 import type { SimFaults } from '@switchyard/sim';
 
 /** One engine as the storm sees it: where to put faults, and its own counts. */
@@ -72,18 +73,6 @@ export const STORM_FAULTS: readonly { name: string; faults: SimFaults }[] = [
   { name: 'stall mid-stream', faults: { grpcStallAfterTokens: 2, maxFires: 1 } },
   { name: 'slow engine', faults: { slowdown: 8, durationMs: 600 } },
 ];
-
-/** mulberry32: the schedule and the request mix are the same for a seed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Shot {
   chat: boolean;
@@ -152,7 +141,9 @@ function quantile(sorted: readonly number[], q: number): number {
 }
 
 export async function runStorm(o: StormOptions): Promise<StormResult> {
-  const rand = seeded(o.seed);
+  // The schedule and the request mix are the same for a seed.
+  const random = seededRandom(o.seed);
+  const rand = (): number => random.next();
   const shots: Shot[] = Array.from({ length: o.requests }, () => ({
     chat: rand() < 0.8,
     stream: rand() < 0.5,

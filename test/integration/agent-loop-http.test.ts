@@ -6,18 +6,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import type { RunnableToolFunctionWithParse } from 'openai/lib/RunnableFunction';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
 import {
   EXPECTED_CALLS,
   FINAL_ANSWER,
-  TIME_DESCRIPTION,
-  TIME_PARAMETERS,
+  runnableTools,
   ToolLog,
   USER_PROMPT,
-  WEATHER_DESCRIPTION,
-  WEATHER_PARAMETERS,
 } from '../helpers/agent-loop.js';
 import { assertAllReleased, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
 
@@ -38,30 +34,6 @@ after(async () => {
   await worker.close();
 });
 
-function tools(log: ToolLog) {
-  const weather: RunnableToolFunctionWithParse<{ city: string }> = {
-    type: 'function',
-    function: {
-      name: 'get_weather',
-      description: WEATHER_DESCRIPTION,
-      parameters: WEATHER_PARAMETERS,
-      parse: (raw) => JSON.parse(raw) as { city: string },
-      function: (a) => log.weather(a.city),
-    },
-  };
-  const time: RunnableToolFunctionWithParse<{ zone: string }> = {
-    type: 'function',
-    function: {
-      name: 'get_time',
-      description: TIME_DESCRIPTION,
-      parameters: TIME_PARAMETERS,
-      parse: (raw) => JSON.parse(raw) as { zone: string },
-      function: (a) => log.time(a.zone),
-    },
-  };
-  return [weather, time];
-}
-
 describe('HTTP mode: a client tool loop and structured output', () => {
   for (const stream of [false, true]) {
     it(`runTools takes the three steps to the answer (${stream ? 'streamed' : 'whole'})`, async () => {
@@ -73,10 +45,14 @@ describe('HTTP mode: a client tool loop and structured output', () => {
         ? client.chat.completions.runTools({
             model: 'sim-model',
             messages,
-            tools: tools(log),
+            tools: runnableTools(log),
             stream: true,
           })
-        : client.chat.completions.runTools({ model: 'sim-model', messages, tools: tools(log) });
+        : client.chat.completions.runTools({
+            model: 'sim-model',
+            messages,
+            tools: runnableTools(log),
+          });
       assert.equal(await runner.finalContent(), FINAL_ANSWER);
       assert.deepEqual(log.calls, EXPECTED_CALLS);
       // The worker saw the whole conversation: two assistant turns with their calls, three results.

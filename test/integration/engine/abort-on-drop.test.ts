@@ -8,10 +8,10 @@ import * as grpc from '@grpc/grpc-js';
 import { ManualClock } from '@switchyard/kit';
 import type { EngineRuntime } from '@switchyard/protos';
 import { connectEngine } from '../../../src/engine/connect.js';
-import type { EngineClient, GenerateInput } from '../../../src/engine/types.js';
+import type { EngineClient } from '../../../src/engine/types.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { waitFor } from '../../helpers/wait-for.js';
-import { startEngineServer, unary } from './engine-server.js';
+import { ONE_TOKEN_CHUNK, startEngineServer, streamedInput, unary } from './engine-server.js';
 
 type StreamCall = grpc.ServerWritableStream<Record<string, unknown>, unknown>;
 
@@ -57,26 +57,9 @@ async function rig(runtime: EngineRuntime): Promise<Rig> {
   };
 }
 
-function request(id: string): GenerateInput {
-  return {
-    kind: 'chat',
-    requestId: id,
-    inputIds: [1],
-    originalText: 'a',
-    stream: true,
-    sampling: {
-      stop: [],
-      stopTokenIds: [],
-      ignoreEos: false,
-      noStopTrim: false,
-      n: 1,
-      skipSpecialTokens: true,
-      spacesBetweenSpecialTokens: true,
-    },
-  };
-}
+const request = streamedInput;
 
-const CHUNK = { request_id: 'x', chunk: { token_ids: [7], completion_tokens: 1 } };
+const CHUNK = ONE_TOKEN_CHUNK;
 
 test('default mode: dropping a call aborts it at once with "Stream dropped"', async () => {
   const r = await rig('sglang');

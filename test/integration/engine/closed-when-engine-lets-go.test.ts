@@ -8,14 +8,10 @@ import { after, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { ManualClock } from '@switchyard/kit';
 import { connectEngine } from '../../../src/engine/connect.js';
-import {
-  EngineCallError,
-  type EngineClient,
-  type GenerateInput,
-} from '../../../src/engine/types.js';
+import { EngineCallError, type EngineClient } from '../../../src/engine/types.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { waitFor } from '../../helpers/wait-for.js';
-import { startEngineServer, unary } from './engine-server.js';
+import { ONE_TOKEN_CHUNK, startEngineServer, streamedInput, unary } from './engine-server.js';
 
 type StreamCall = grpc.ServerWritableStream<Record<string, unknown>, unknown>;
 
@@ -61,24 +57,9 @@ async function rig(): Promise<Rig> {
   };
 }
 
-const request = (id: string): GenerateInput => ({
-  kind: 'chat',
-  requestId: id,
-  inputIds: [1],
-  originalText: 'a',
-  stream: true,
-  sampling: {
-    stop: [],
-    stopTokenIds: [],
-    ignoreEos: false,
-    noStopTrim: false,
-    n: 1,
-    skipSpecialTokens: true,
-    spacesBetweenSpecialTokens: true,
-  },
-});
+const request = streamedInput;
 
-const CHUNK = { request_id: 'x', chunk: { token_ids: [7], completion_tokens: 1 } };
+const CHUNK = ONE_TOKEN_CHUNK;
 
 function watch(p: Promise<void>): () => boolean {
   let done = false;

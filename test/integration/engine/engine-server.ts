@@ -4,6 +4,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { engineService, type EngineRuntime } from '@switchyard/protos';
+import type { GenerateInput } from '../../../src/engine/types.js';
 
 export type Handlers = grpc.UntypedServiceImplementation;
 
@@ -35,3 +36,26 @@ export function unary(response: object, seen?: unknown[]): grpc.handleUnaryCall<
     callback(null, response);
   };
 }
+
+/** A one-token streamed chat request with the given engine request id. */
+export function streamedInput(id: string): GenerateInput {
+  return {
+    kind: 'chat',
+    requestId: id,
+    inputIds: [1],
+    originalText: 'a',
+    stream: true,
+    sampling: {
+      stop: [],
+      stopTokenIds: [],
+      ignoreEos: false,
+      noStopTrim: false,
+      n: 1,
+      skipSpecialTokens: true,
+      spacesBetweenSpecialTokens: true,
+    },
+  };
+}
+
+/** An SGLang chunk of one token, as a server writes it. */
+export const ONE_TOKEN_CHUNK = { request_id: 'x', chunk: { token_ids: [7], completion_tokens: 1 } };

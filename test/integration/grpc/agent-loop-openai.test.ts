@@ -4,19 +4,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import type { RunnableToolFunctionWithParse } from 'openai/lib/RunnableFunction';
 import {
   assertLoopPrompts,
   EXPECTED_CALLS,
   FINAL_ANSWER,
   promptsSince,
   startLoopFleet,
-  TIME_DESCRIPTION,
-  TIME_PARAMETERS,
+  runnableTools,
   ToolLog,
   USER_PROMPT,
-  WEATHER_DESCRIPTION,
-  WEATHER_PARAMETERS,
   type LoopFleet,
 } from '../../helpers/agent-loop.js';
 import { generateRequests } from '../../helpers/grpc.js';
@@ -33,30 +29,6 @@ after(async () => {
   await fleet.close();
 });
 
-function tools(log: ToolLog) {
-  const weather: RunnableToolFunctionWithParse<{ city: string }> = {
-    type: 'function',
-    function: {
-      name: 'get_weather',
-      description: WEATHER_DESCRIPTION,
-      parameters: WEATHER_PARAMETERS,
-      parse: (raw) => JSON.parse(raw) as { city: string },
-      function: (a) => log.weather(a.city),
-    },
-  };
-  const time: RunnableToolFunctionWithParse<{ zone: string }> = {
-    type: 'function',
-    function: {
-      name: 'get_time',
-      description: TIME_DESCRIPTION,
-      parameters: TIME_PARAMETERS,
-      parse: (raw) => JSON.parse(raw) as { zone: string },
-      function: (a) => log.time(a.zone),
-    },
-  };
-  return [weather, time];
-}
-
 describe('openai runTools through a gRPC gateway', () => {
   for (const stream of [false, true]) {
     it(`runs the three-step loop to its answer (${stream ? 'streamed' : 'whole'})`, async () => {
@@ -69,10 +41,10 @@ describe('openai runTools through a gRPC gateway', () => {
         ? client.chat.completions.runTools({
             model: 'qwen3',
             messages,
-            tools: tools(log),
+            tools: runnableTools(log),
             stream: true,
           })
-        : client.chat.completions.runTools({ model: 'qwen3', messages, tools: tools(log) });
+        : client.chat.completions.runTools({ model: 'qwen3', messages, tools: runnableTools(log) });
       assert.equal(await runner.finalContent(), FINAL_ANSWER);
       assert.deepEqual(log.calls, EXPECTED_CALLS);
       // The client really sent the shape under test: a tool-call-only turn with null content.
