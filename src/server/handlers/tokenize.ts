@@ -64,6 +64,34 @@ function tokenizerFor(
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/**
+ * `work` on each item, one event-loop turn apart so a large batch does not hold up other
+ * requests. Undefined when the client has gone, or once a throw was answered with SMG's 500
+ * (`tokenization_error`, `detokenization_error`).
+ */
+async function eachInTurn<T, R>(
+  res: ServerResponse,
+  app: AppContext,
+  items: readonly T[],
+  what: 'Tokenization' | 'Detokenization',
+  work: (item: T) => R,
+): Promise<R[] | undefined> {
+  const out: R[] = [];
+  try {
+    for (let i = 0; i < items.length; i++) {
+      if (i > 0) await nextTurn();
+      if (res.destroyed) return undefined;
+      out.push(work(items[i] as T));
+    }
+  } catch (err) {
+    const message = (err as Error).message;
+    app.logger.error({ err: message }, `${what.toLowerCase()} failed`);
+    sendTypedError(res, 500, `${what.toLowerCase()}_error`, `${what} failed: ${message}`);
+    return undefined;
+  }
+  return out;
+}
+
 function overLimit(res: ServerResponse, message: string): void {
   sendError(res, new GatewayError('invalid_body', message));
 }
@@ -106,24 +134,11 @@ export async function tokenize(
   if (refuseLoneSurrogates(res, 'prompt', strings)) return;
   const tokenizer = tokenizerFor(res, app, model);
   if (tokenizer === undefined) return;
-  const tokens: (readonly number[])[] = [];
-  try {
-    for (let i = 0; i < strings.length; i++) {
-      if (i > 0) await nextTurn();
-      if (res.destroyed) return;
-      // SMG's tokenize leaves special tokens out (as SGLang's Python endpoint).
-      tokens.push(tokenizer.encode(strings[i] as string, false));
-    }
-  } catch (err) {
-    app.logger.error({ err: (err as Error).message }, 'tokenization failed');
-    sendTypedError(
-      res,
-      500,
-      'tokenization_error',
-      `Tokenization failed: ${(err as Error).message}`,
-    );
-    return;
-  }
+  // SMG's tokenize leaves special tokens out (as SGLang's Python endpoint).
+  const tokens = await eachInTurn(res, app, strings, 'Tokenization', (t) =>
+    tokenizer.encode(t, false),
+  );
+  if (tokens === undefined) return;
   const counts = tokens.map((t) => t.length);
   const charCounts = strings.map(charCount);
   sendJson(
@@ -198,22 +213,9 @@ export async function detokenize(
     );
     return;
   }
-  const texts: string[] = [];
-  try {
-    for (let i = 0; i < seqs.length; i++) {
-      if (i > 0) await nextTurn();
-      if (res.destroyed) return;
-      texts.push(tokenizer.decode(seqs[i] as number[], skip as boolean));
-    }
-  } catch (err) {
-    app.logger.error({ err: (err as Error).message }, 'detokenization failed');
-    sendTypedError(
-      res,
-      500,
-      'detokenization_error',
-      `Detokenization failed: ${(err as Error).message}`,
-    );
-    return;
-  }
+  const texts = await eachInTurn(res, app, seqs, 'Detokenization', (seq) =>
+    tokenizer.decode(seq, skip as boolean),
+  );
+  if (texts === undefined) return;
   sendJson(res, 200, { text: batch ? texts : texts[0] });
 }
