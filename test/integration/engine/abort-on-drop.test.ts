@@ -5,24 +5,18 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
-import { ManualClock } from '@switchyard/kit';
 import type { EngineRuntime } from '@switchyard/protos';
-import { connectEngine } from '../../../src/engine/connect.js';
-import type { EngineClient } from '../../../src/engine/types.js';
-import { silentLogger } from '../../../src/observability/logger.js';
 import { waitFor } from '../../helpers/wait-for.js';
-import { ONE_TOKEN_CHUNK, startEngineServer, streamedInput, unary } from './engine-server.js';
+import {
+  ONE_TOKEN_CHUNK,
+  startGenerateRig,
+  streamedInput,
+  unary,
+  type GenerateRig,
+} from './engine-server.js';
 
-type StreamCall = grpc.ServerWritableStream<Record<string, unknown>, unknown>;
-
-interface Rig {
-  client: EngineClient;
-  clock: ManualClock;
+interface Rig extends GenerateRig {
   aborts: Record<string, unknown>[];
-  /** The server side of each Generate, in arrival order. */
-  streams: StreamCall[];
-  /** A HealthCheck round trip: anything the client sent before it has reached the server. */
-  roundTrip(): Promise<void>;
 }
 
 const closers: (() => void)[] = [];
@@ -30,31 +24,12 @@ after(() => closers.forEach((close) => close()));
 
 async function rig(runtime: EngineRuntime): Promise<Rig> {
   const aborts: Record<string, unknown>[] = [];
-  const streams: StreamCall[] = [];
-  const abortResponse = runtime === 'vllm' ? {} : { success: true };
-  const server = await startEngineServer({
-    [runtime]: {
-      Generate: (call: StreamCall) => {
-        streams.push(call);
-        call.on('cancelled', () => undefined);
-      },
-      Abort: unary(abortResponse, aborts),
-      HealthCheck: unary({ healthy: true }),
-    },
-  });
-  const clock = new ManualClock();
-  const client = connectEngine(server.url, runtime, { clock, logger: silentLogger() });
-  closers.push(
-    () => client.close(),
-    () => server.close(),
+  const r = await startGenerateRig(
+    runtime,
+    unary(runtime === 'vllm' ? {} : { success: true }, aborts),
   );
-  return {
-    client,
-    clock,
-    aborts,
-    streams,
-    roundTrip: async () => void (await client.healthCheck(5_000)),
-  };
+  closers.push(r.close);
+  return { ...r, aborts };
 }
 
 const request = streamedInput;

@@ -6,55 +6,30 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
-import { ManualClock } from '@switchyard/kit';
-import { connectEngine } from '../../../src/engine/connect.js';
-import { EngineCallError, type EngineClient } from '../../../src/engine/types.js';
-import { silentLogger } from '../../../src/observability/logger.js';
+import { EngineCallError } from '../../../src/engine/types.js';
 import { waitFor } from '../../helpers/wait-for.js';
-import { ONE_TOKEN_CHUNK, startEngineServer, streamedInput, unary } from './engine-server.js';
+import {
+  ONE_TOKEN_CHUNK,
+  startGenerateRig,
+  streamedInput,
+  type GenerateRig,
+} from './engine-server.js';
 
-type StreamCall = grpc.ServerWritableStream<Record<string, unknown>, unknown>;
+interface Rig extends GenerateRig {
+  /** Abort requests received, each with the function that answers it. */
+  aborts: { request: unknown; answer: () => void }[];
+}
 
 const closers: (() => void)[] = [];
 after(() => closers.forEach((close) => close()));
 
-interface Rig {
-  client: EngineClient;
-  clock: ManualClock;
-  streams: StreamCall[];
-  /** Abort requests received, each with the function that answers it. */
-  aborts: { request: unknown; answer: () => void }[];
-  roundTrip(): Promise<void>;
-}
-
 async function rig(): Promise<Rig> {
-  const streams: StreamCall[] = [];
   const aborts: Rig['aborts'] = [];
-  const server = await startEngineServer({
-    sglang: {
-      Generate: (call: StreamCall) => {
-        streams.push(call);
-        call.on('cancelled', () => undefined);
-      },
-      Abort: (call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => {
-        aborts.push({ request: call.request, answer: () => cb(null, { success: true }) });
-      },
-      HealthCheck: unary({ healthy: true }),
-    },
+  const r = await startGenerateRig('sglang', (call, cb) => {
+    aborts.push({ request: call.request, answer: () => cb(null, { success: true }) });
   });
-  const clock = new ManualClock();
-  const client = connectEngine(server.url, 'sglang', { clock, logger: silentLogger() });
-  closers.push(
-    () => client.close(),
-    () => server.close(),
-  );
-  return {
-    client,
-    clock,
-    streams,
-    aborts,
-    roundTrip: async () => void (await client.healthCheck(5_000)),
-  };
+  closers.push(r.close);
+  return { ...r, aborts };
 }
 
 const request = streamedInput;
