@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { SimWorker } from '../../src/index.js';
 import { startSimWorker } from '../../src/index.js';
 import { parseSseEvents, simPost, waitForStats } from '../../src/testing.js';
+import { assertIdle, withBootstrapRoom } from '../helpers/pd-pairs.js';
 
 const SCALE = 0.01;
 // 20 prompt tokens once rendered: one full KV block of 16, so a vLLM prefill has KV to hand over.
@@ -31,16 +32,6 @@ const messagesBody = (extra: Json = {}): Json => ({
   ...extra,
 });
 
-/** The body a PD router sends both SGLang legs: the room as bare digits at the top level. */
-function sglangBody(to: SimWorker, room: string, extra: Json = {}): string {
-  const json = JSON.stringify({
-    ...messagesBody(extra),
-    bootstrap_host: '127.0.0.1',
-    bootstrap_port: to.bootstrapPort ?? 0,
-  });
-  return `${json.slice(0, -1)},"bootstrap_room":${room}}`;
-}
-
 function parse(r: { status: number; text: string }): Message {
   assert.equal(r.status, 200, r.text);
   return JSON.parse(r.text) as Message;
@@ -62,17 +53,14 @@ void describe('Anthropic Messages on SGLang PD', () => {
   });
   after(async () => {
     const all = [prefill, decode, regular, quickPrefill, quickDecode];
-    for (const w of all) {
-      const s = w.stats();
-      assert.deepEqual([s.running, s.roomsOpen, s.waiting], [0, 0, 0], `${w.name} leaked`);
-    }
+    assertIdle(all);
     await Promise.all(all.map((w) => w.close()));
   });
 
   void it('both legs get the room; the prefill answers one token, the decode all', async () => {
     const [p, d] = await Promise.all([
-      simPost(`${prefill.url}/v1/messages`, sglangBody(prefill, BIG_ROOM)),
-      simPost(`${decode.url}/v1/messages`, sglangBody(prefill, BIG_ROOM)),
+      simPost(`${prefill.url}/v1/messages`, withBootstrapRoom(prefill, BIG_ROOM, messagesBody())),
+      simPost(`${decode.url}/v1/messages`, withBootstrapRoom(prefill, BIG_ROOM, messagesBody())),
     ]);
     const pm = parse(p);
     const dm = parse(d);
@@ -89,8 +77,11 @@ void describe('Anthropic Messages on SGLang PD', () => {
 
   void it('streams the decode leg as Anthropic events', async () => {
     const [p, d] = await Promise.all([
-      simPost(`${prefill.url}/v1/messages`, sglangBody(prefill, '21')),
-      simPost(`${decode.url}/v1/messages`, sglangBody(prefill, '21', { stream: true })),
+      simPost(`${prefill.url}/v1/messages`, withBootstrapRoom(prefill, '21', messagesBody())),
+      simPost(
+        `${decode.url}/v1/messages`,
+        withBootstrapRoom(prefill, '21', messagesBody({ stream: true })),
+      ),
     ]);
     parse(p);
     assert.equal(d.status, 200);
@@ -101,7 +92,10 @@ void describe('Anthropic Messages on SGLang PD', () => {
   });
 
   void it('a prefill whose decode never comes fails in Anthropic’s shape', async () => {
-    const r = await simPost(`${quickPrefill.url}/v1/messages`, sglangBody(quickPrefill, '22'));
+    const r = await simPost(
+      `${quickPrefill.url}/v1/messages`,
+      withBootstrapRoom(quickPrefill, '22', messagesBody()),
+    );
     assert.equal(r.status, 500);
     const e = JSON.parse(r.text) as { type: string; error: { type: string; message: string } };
     assert.equal(e.type, 'error');
@@ -113,7 +107,7 @@ void describe('Anthropic Messages on SGLang PD', () => {
     // A room nobody serves: the decode joins a prefill that never registers it.
     const r = await simPost(
       `${quickDecode.url}/v1/messages`,
-      sglangBody(prefill, '23', { stream: true }),
+      withBootstrapRoom(prefill, '23', messagesBody({ stream: true })),
     );
     assert.equal(r.status, 200, 'the SSE head was already sent');
     const events = parseSseEvents(r.text);
@@ -143,10 +137,7 @@ void describe('Anthropic Messages on vLLM NIXL PD', () => {
     decode = await startSimWorker({ ...common, kvEngineId: 'engine-d' });
   });
   after(async () => {
-    for (const w of [prefill, decode]) {
-      const s = w.stats();
-      assert.deepEqual([s.running, s.kvPinned, s.waiting], [0, 0, 0], `${w.name} leaked`);
-    }
+    assertIdle([prefill, decode]);
     await Promise.all([prefill.close(), decode.close()]);
   });
 

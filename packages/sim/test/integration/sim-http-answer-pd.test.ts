@@ -7,6 +7,7 @@ import type { SimWorker } from '../../src/index.js';
 import { startSimWorker } from '../../src/index.js';
 import { simPost } from '../../src/testing.js';
 import { post, streamedChoices, streamedMessage, wholeChoices } from '../helpers/answers.js';
+import { assertIdle, withBootstrapRoom } from '../helpers/pd-pairs.js';
 
 const SCALE = 0.01;
 const CALL = '<tool_call>\n{"name": "get_time", "arguments": {"zone": "UTC"}}\n</tool_call>';
@@ -22,16 +23,6 @@ const chatBody = (answer: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-/** The body a PD router sends both SGLang legs, the room as bare digits. */
-function sglangBody(to: SimWorker, room: string, body: Record<string, unknown>): string {
-  const json = JSON.stringify({
-    ...body,
-    bootstrap_host: '127.0.0.1',
-    bootstrap_port: to.bootstrapPort ?? 0,
-  });
-  return `${json.slice(0, -1)},"bootstrap_room":${room}}`;
-}
-
 void describe('fixed answers on an SGLang PD pair', () => {
   let prefill: SimWorker;
   let decode: SimWorker;
@@ -41,17 +32,14 @@ void describe('fixed answers on an SGLang PD pair', () => {
     decode = await startSimWorker({ ...common, role: 'decode' });
   });
   after(async () => {
-    for (const w of [prefill, decode]) {
-      const s = w.stats();
-      assert.deepEqual([s.running, s.roomsOpen, s.waiting], [0, 0, 0], `${w.name} leaked`);
-    }
+    assertIdle([prefill, decode]);
     await Promise.all([prefill.close(), decode.close()]);
   });
 
   async function pair(path: string, body: Record<string, unknown>, room: string) {
     const [p, d] = await Promise.all([
-      simPost(`${prefill.url}${path}`, sglangBody(prefill, room, body)),
-      simPost(`${decode.url}${path}`, sglangBody(prefill, room, body)),
+      simPost(`${prefill.url}${path}`, withBootstrapRoom(prefill, room, body)),
+      simPost(`${decode.url}${path}`, withBootstrapRoom(prefill, room, body)),
     ]);
     assert.equal(p.status, 200, p.text);
     assert.equal(d.status, 200, d.text);
@@ -120,10 +108,7 @@ void describe('fixed answers on a vLLM NIXL pair', () => {
     decode = await startSimWorker({ ...common, kvEngineId: 'engine-d' });
   });
   after(async () => {
-    for (const w of [prefill, decode]) {
-      const s = w.stats();
-      assert.deepEqual([s.running, s.kvPinned, s.waiting], [0, 0, 0], `${w.name} leaked`);
-    }
+    assertIdle([prefill, decode]);
     await Promise.all([prefill.close(), decode.close()]);
   });
 

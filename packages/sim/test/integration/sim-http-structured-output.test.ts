@@ -3,15 +3,17 @@
 // `sampling_params.json_schema`. The answer is JSON the schema accepts, whole and streamed, the
 // very text a gRPC worker answers for the same schema, and it beats a <sim-answer> directive.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { SimRuntime, SimWorker } from '../../src/index.js';
+import { describe, it } from 'node:test';
+import type { SimRuntime } from '../../src/index.js';
+import { SIM_RUNTIMES } from '../../src/options.js';
 import { startSimWorker } from '../../src/index.js';
 import { loadSimTokenizer } from '../../src/sim-tokenizer.js';
 import { post, streamedChoices, wholeChoices } from '../helpers/answers.js';
 import { collect, engineClient, generateRequest, idsOf, parts } from '../helpers/grpc-client.js';
+import { instantWorkers } from '../helpers/instant-workers.js';
 import { schemaErrors } from '../helpers/schema-check.js';
 
-const RUNTIMES: SimRuntime[] = ['sglang', 'vllm', 'tokenspeed'];
+const RUNTIMES = SIM_RUNTIMES;
 
 /** Several types, nesting, an array, an enum, bounds and a $ref. */
 const SCHEMA = {
@@ -37,9 +39,8 @@ const SCHEMA = {
 const RESPONSE_FORMAT = { type: 'json_schema', json_schema: { name: 'report', schema: SCHEMA } };
 const DIRECTIVE = 'Report. <sim-answer>not JSON at all</sim-answer>';
 
-const workers = new Map<SimRuntime, SimWorker>();
-const urlOf = (runtime: SimRuntime, path: string): string =>
-  `${workers.get(runtime)?.url ?? ''}${path}`;
+const worker = instantWorkers();
+const urlOf = (runtime: SimRuntime, path: string): string => `${worker(runtime).url}${path}`;
 
 /** The JSON an answer carries, checked against SCHEMA. */
 function schemaValue(text: string | null | undefined): unknown {
@@ -49,16 +50,6 @@ function schemaValue(text: string | null | undefined): unknown {
 }
 
 void describe('structured output over HTTP', () => {
-  before(async () => {
-    for (const runtime of RUNTIMES) {
-      workers.set(runtime, await startSimWorker({ runtime, ttftMs: 0, itlMs: 0 }));
-    }
-  });
-  after(async () => {
-    for (const w of workers.values()) assert.equal(w.stats().running, 0, `${w.name} leaked`);
-    await Promise.all([...workers.values()].map((w) => w.close()));
-  });
-
   void it('response_format json_schema: chat and completions, whole and streamed', async () => {
     for (const runtime of RUNTIMES) {
       const chat = {

@@ -7,12 +7,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { SimRuntime, SimWorker } from '../../src/index.js';
+import { SIM_RUNTIMES } from '../../src/options.js';
 import { startSimWorker } from '../../src/index.js';
 import type { OpenAiChoice } from '../helpers/answers.js';
 import { post, streamedChoices, streamedMessage, wholeChoices } from '../helpers/answers.js';
+import { instantWorkers } from '../helpers/instant-workers.js';
 import { schemaErrors } from '../helpers/schema-check.js';
 
-const RUNTIMES: SimRuntime[] = ['sglang', 'vllm', 'tokenspeed'];
+const RUNTIMES = SIM_RUNTIMES;
 const WEATHER_PARAMS = {
   type: 'object',
   properties: {
@@ -32,9 +34,9 @@ const PARIS = { city: 'Paris', unit: 'celsius' };
 const TWO_CALLS = `I will check both.\n${call('get_weather', PARIS)}\n${call('get_time', { zone: 'CET' })}`;
 const asked = (answer: string): string => `Weather? <sim-answer>${answer}</sim-answer>`;
 
-const workers = new Map<SimRuntime, SimWorker>();
+const worker = instantWorkers();
 const chatUrl = (runtime: SimRuntime = 'vllm'): string =>
-  `${workers.get(runtime)?.url ?? ''}/v1/chat/completions`;
+  `${worker(runtime).url}/v1/chat/completions`;
 
 /** The first choice of the whole answer and of the streamed one. */
 async function both(
@@ -54,16 +56,6 @@ const calls = (c: OpenAiChoice | undefined) =>
   c?.toolCalls?.map((t) => ({ name: t.name, args: JSON.parse(t.arguments) as unknown }));
 
 void describe('tool calls over HTTP', () => {
-  before(async () => {
-    for (const runtime of RUNTIMES) {
-      workers.set(runtime, await startSimWorker({ runtime, ttftMs: 0, itlMs: 0 }));
-    }
-  });
-  after(async () => {
-    for (const w of workers.values()) assert.equal(w.stats().running, 0, `${w.name} leaked`);
-    await Promise.all([...workers.values()].map((w) => w.close()));
-  });
-
   void it('markup in the answer becomes tool_calls, whole and streamed alike', async () => {
     for (const runtime of RUNTIMES) {
       const body = { messages: [{ role: 'user', content: asked(TWO_CALLS) }], tools: TOOLS };
