@@ -98,7 +98,10 @@ describe('Messages API relayed to HTTP workers', () => {
       messages: REQUEST.messages,
     });
     assert.equal(count.input_tokens, msg.usage.input_tokens);
-    assert.equal(worker.stats().lastRequest?.path, '/v1/messages/count_tokens');
+    const counted = worker.stats().lastRequest;
+    assert.equal(counted?.path, '/v1/messages/count_tokens');
+    assert.equal(counted?.headers['anthropic-beta'], BETA);
+    assert.match(String(counted?.headers['anthropic-version']), /^\d{4}-\d{2}-\d{2}$/);
   });
 
   it('with --api-key the key is taken as Authorization or as x-api-key (Claude Code)', async () => {
@@ -167,6 +170,16 @@ describe('Messages API relayed to HTTP workers', () => {
     const seen = worker.stats().lastRequest?.headers;
     assert.equal(seen?.authorization, 'Bearer client-own');
     assert.equal(seen?.['x-api-key'], undefined);
+    const count = await fetch(`${gateway.url}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'client-own' },
+      body: JSON.stringify({ model: REQUEST.model, messages: REQUEST.messages }),
+    });
+    assert.equal(count.status, 200);
+    await count.arrayBuffer();
+    const counted = worker.stats().lastRequest;
+    assert.equal(counted?.path, '/v1/messages/count_tokens');
+    assert.equal(counted?.headers.authorization, 'Bearer client-own', 'count_tokens too');
   });
 
   it('gateway errors are Anthropic-shaped; a worker error is relayed as the worker sent it', async () => {

@@ -12,9 +12,12 @@ import { messagesPlan } from '../../grpc/messages/messages-plan.js';
 import { preparePrompt, tokenizerNotFound } from '../../grpc/prepare.js';
 import { validateMessages } from '../../routing/validate-messages.js';
 import { connectionModeOf } from '../../routing/select-regular.js';
+import { buildUpstreamHeaders } from '../../upstream/headers.js';
 import { WORKER_TYPES, type Worker } from '../../workers/worker.js';
 import type { AppContext } from '../app-context.js';
+import { anthropicCredential } from '../auth.js';
 import { parseJsonObject } from '../body.js';
+import { clientHeadersOf, requestIdOf } from '../request-id.js';
 import { readRequestBody } from './inference.js';
 import { relayToWorker } from './worker-proxy.js';
 
@@ -62,10 +65,20 @@ export async function countTokens(
     }
     // The engine knows only the canonical id.
     const upstream = model === requested ? raw : Buffer.from(JSON.stringify({ ...body, model }));
+    // As `/v1/messages` forwards them: the Anthropic headers, and an `x-api-key` that is the
+    // client's own credential (no `--api-key`) for a worker without a key.
+    const headers = clientHeadersOf(req);
+    const forwarded = {
+      headers,
+      via: app.hop.append(headers.via),
+      requestId: requestIdOf(req),
+      clientAuthorization: app.auth.clientCredentialForWorkers(anthropicCredential(headers)),
+    };
     await relayToWorker(req, res, app, http, {
       method: 'POST',
       path: COUNT_TOKENS_PATH,
       body: upstream,
+      headers: buildUpstreamHeaders(forwarded, http.apiKey, upstream.length),
       leases: [http.acquireLoad()],
     });
   } catch (err) {

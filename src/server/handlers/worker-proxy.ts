@@ -64,6 +64,18 @@ export function proxyGetToFirstWorker(path: string, pick: WorkerPick = firstAvai
   };
 }
 
+/** A call relayed for a client: a GET of the gateway's own, or a POST of the client's body. */
+export type RelayedCall =
+  | { method: 'GET'; path: string }
+  | {
+      method: 'POST';
+      path: string;
+      body: Buffer;
+      /** The client's forwarded headers (`buildUpstreamHeaders`), body length included. */
+      headers: Record<string, string>;
+      leases: AnswerLease[];
+    };
+
 /**
  * Sends one call to `worker` on behalf of the client's request and relays its answer as it is
  * (status, headers, body or stream), with the routed worker's id; `leases` end with the answer.
@@ -74,9 +86,9 @@ export async function relayToWorker(
   res: ServerResponse,
   app: AppContext,
   worker: Worker,
-  call: { method: 'GET' | 'POST'; path: string; body?: Buffer; leases?: AnswerLease[] },
+  call: RelayedCall,
 ): Promise<void> {
-  const leases = call.leases ?? [];
+  const leases = call.method === 'POST' ? call.leases : [];
   const pool = app.pools.get(worker.origin);
   if (!pool) {
     for (const l of leases) l.release('upstream_failed');
@@ -87,14 +99,15 @@ export async function relayToWorker(
   res.once('close', () => {
     if (!res.writableFinished) client.abort();
   });
-  const headers = workerHeaders(worker, req, app);
-  if (call.body !== undefined) {
-    headers['content-type'] = 'application/json';
-    headers['content-length'] = String(call.body.length);
-  }
+  const post = call.method === 'POST' ? call : undefined;
   const upstream = callUpstream(
     pool,
-    { method: call.method, path: worker.upstreamPath(call.path), headers, body: call.body },
+    {
+      method: call.method,
+      path: worker.upstreamPath(call.path),
+      headers: post?.headers ?? workerHeaders(worker, req, app),
+      body: post?.body,
+    },
     client.signal,
     app.config.requestTimeoutSecs * 1000,
     app.clock,
