@@ -57,6 +57,8 @@ export class GrpcGenerateCall implements GenerateCall {
   #deferred = false;
   #disposed = false;
   #abortPending = false;
+  /** The Abort was sent (or found needless) and `closed` hangs on it: it is sent once. */
+  #abortSent = false;
   /** The gateway cancelled the call itself: the status that follows is its own, not the engine's. */
   #cancelledHere = false;
   #deferTimer: Timer | undefined;
@@ -99,10 +101,11 @@ export class GrpcGenerateCall implements GenerateCall {
 
   /**
    * The call's whole life, from now: a started call that has not ended `ms` later fails with
-   * DEADLINE_EXCEEDED (504), so its owner answers and disposes it, which sends `Abort`. Before
+   * DEADLINE_EXCEEDED (504) and is aborted then, whether or not its owner is reading it. Before
    * it starts, the start wait (grpc/start-wait.ts) owns the same deadline.
    */
   expireAfter(ms: number): this {
+    this.#clearDeadline();
     this.#deadline = { timer: undefined, atMs: this.#deps.clock.now() + ms };
     if (this.#isStarted) this.#armDeadline();
     return this;
@@ -120,6 +123,8 @@ export class GrpcGenerateCall implements GenerateCall {
     this.#deps.clock.clearTimer(this.#connectTimer);
     this.#clearDeadline();
     this.#notify();
+    // The deadline aborted it already.
+    if (this.#abortSent) return;
     if (this.#claim === 'completed') {
       // Every sample had its terminal response: the engine is done with the request.
       this.#cancelHere();
@@ -245,7 +250,8 @@ export class GrpcGenerateCall implements GenerateCall {
 
   #armDeadline(): void {
     const d = this.#deadline;
-    if (d === undefined || d.timer !== undefined || this.#ended || this.#disposed) return;
+    if (d === undefined || d.timer !== undefined) return;
+    if (this.#ended || this.#disposed || this.#error !== undefined) return;
     const left = Math.max(0, d.atMs - this.#deps.clock.now());
     d.timer = this.#deps.clock.setTimer(left, () => this.#onDeadline(), { keepAlive: false });
   }
@@ -255,7 +261,11 @@ export class GrpcGenerateCall implements GenerateCall {
     if (timer !== undefined) this.#deps.clock.clearTimer(timer);
   }
 
-  /** The call outlived its deadline: it fails like an engine error, and its owner aborts it. */
+  /**
+   * The call outlived its deadline: it fails like an engine error, and the engine is told to let
+   * go now, not when the owner next reads: an owner writing to a slow client may not read for a
+   * long time. What was queued stays, so the owner still reads the items and then the error.
+   */
   #onDeadline(): void {
     if (this.#ended || this.#disposed || this.#error !== undefined) return;
     this.#error = new EngineCallError(
@@ -263,7 +273,8 @@ export class GrpcGenerateCall implements GenerateCall {
       'the engine did not finish within --request-timeout-secs',
       false,
     );
-    this.#cancelHere();
+    this.#claim = 'aborting';
+    this.#abortNow();
     this.#notify();
   }
 
@@ -300,6 +311,8 @@ export class GrpcGenerateCall implements GenerateCall {
    */
   #abortNow(): void {
     this.#abortPending = false;
+    if (this.#abortSent) return;
+    this.#abortSent = true;
     this.#deps.clock.clearTimer(this.#deferTimer);
     // The engine already ended the stream with OK: it finished the request, nothing to abort.
     // (grpc-js emits a failed status's 'error' before its end, so #error tells them apart.)

@@ -23,10 +23,14 @@ interface Rig extends GenerateRig {
 const closers: (() => void)[] = [];
 after(() => closers.forEach((close) => close()));
 
-async function rig(): Promise<Rig> {
+/** `abortFails`: the engine answers each Abort with an error instead of success. */
+async function rig(abortFails = false): Promise<Rig> {
   const aborts: Rig['aborts'] = [];
   const r = await startGenerateRig('sglang', (call, cb) => {
-    aborts.push({ request: call.request, answer: () => cb(null, { success: true }) });
+    const answer = abortFails
+      ? () => cb({ code: grpc.status.INTERNAL, details: 'abort failed' })
+      : () => cb(null, { success: true });
+    aborts.push({ request: call.request, answer });
   });
   closers.push(r.close);
   return { ...r, aborts };
@@ -62,12 +66,32 @@ test('a call the engine ends is closed then, done or failed', async () => {
   const done = r.client.generate(request('e-1'));
   const failed = r.client.generate(request('e-2'));
   await waitFor(() => r.streams.length === 2, 'both Generates');
-  r.streams[0]!.end();
-  await done.closed;
+  const doneClosed = watch(done.closed);
+  const failedClosed = watch(failed.closed);
   r.streams[1]!.write(CHUNK);
   await failed.started;
+  await r.roundTrip();
+  assert.deepEqual([doneClosed(), failedClosed()], [false, false], 'the engine holds both');
+  r.streams[0]!.end();
+  await done.closed;
+  assert.equal(failedClosed(), false, 'one ending closes only that one');
   r.streams[1]!.emit('error', { code: grpc.status.INTERNAL, details: 'boom' });
   await failed.closed;
+});
+
+test('an Abort the engine answers with an error still closes the call', async () => {
+  const r = await rig(true);
+  const call = r.client.generate(request('f-1'));
+  await waitFor(() => r.streams.length === 1, 'the Generate');
+  r.streams[0]!.write(CHUNK);
+  await call.started;
+  const closed = watch(call.closed);
+  call.dispose();
+  await waitFor(() => r.aborts.length === 1, 'the Abort');
+  await r.roundTrip();
+  assert.equal(closed(), false, 'not before the Abort is answered');
+  r.aborts[0]!.answer();
+  await call.closed;
 });
 
 test('refused before it started, or cancelled after its last complete: closed at once', async () => {
@@ -106,6 +130,31 @@ test('expireAfter fails a started call that outlives it, then its dispose aborts
   await waitFor(() => r.aborts.length === 1, 'the Abort of the expired call');
   r.aborts[0]!.answer();
   await call.closed;
+});
+
+test('expireAfter aborts at the deadline even while the owner is not reading', async () => {
+  const r = await rig();
+  const call = r.client.generate(request('d-3')).expireAfter(1_000);
+  await waitFor(() => r.streams.length === 1, 'the Generate');
+  r.streams[0]!.write(CHUNK);
+  await call.started;
+  // As an owner stuck writing to a slow client: nothing reads the call until after the deadline.
+  await r.clock.settle(1_000);
+  await waitFor(() => r.aborts.length === 1, 'the Abort at the deadline');
+  assert.deepEqual(r.aborts[0]!.request, { request_id: 'd-3', reason: 'Stream dropped' });
+  r.aborts[0]!.answer();
+  await call.closed;
+  // The owner still reads what came, then the deadline's error; its dispose sends no second Abort.
+  const it = call[Symbol.asyncIterator]();
+  assert.equal((await it.next()).done, false);
+  await assert.rejects(it.next(), (err: unknown) => {
+    assert.ok(err instanceof EngineCallError);
+    assert.equal(err.code, grpc.status.DEADLINE_EXCEEDED);
+    return true;
+  });
+  call.dispose();
+  await r.roundTrip();
+  assert.equal(r.aborts.length, 1);
 });
 
 test('expireAfter leaves a call that ended in time alone, and an ended call needs no Abort', async () => {
