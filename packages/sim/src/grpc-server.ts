@@ -171,6 +171,11 @@ class SimGrpcWorker implements SimWorker {
       // Cancels every open call; each session then settles as aborted and releases its leg. The
       // joins and KV reads held on the bootstrap listener would keep close() waiting: drop them.
       this.server.forceShutdown();
+      // A call whose cancel was ignored (grpcIgnoreCancel) already had its one 'cancelled' event
+      // and the engine shutdown below drops handles without a callback, so nothing else would
+      // settle it: abort each one left. abort() writes nothing once the client is gone, and grpc-js
+      // drops writes to the streams forceShutdown destroyed.
+      for (const set of [...this.live.values()]) for (const s of [...set]) s.abort();
       bootstrap?.closeAllConnections();
       this.sim.shutdown();
       this.ctx.faults.close();

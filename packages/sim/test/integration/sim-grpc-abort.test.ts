@@ -107,6 +107,32 @@ void describe('gRPC abort', () => {
     assert.deepEqual(w.grpc?.aborts, []);
   });
 
+  for (const [label, faults] of [
+    ['running', { grpcIgnoreCancel: true }],
+    ['stalled', { grpcIgnoreCancel: true, grpcStallAfterTokens: 1 }],
+  ] as const) {
+    void it(`closing the worker ends a ${label} call whose cancel was ignored`, async () => {
+      const { w, c, clock } = await start('sglang', { faults });
+      let call: grpc.ClientReadableStream<Record<string, unknown>> | undefined;
+      const done = collect(c, 'Generate', generateRequest('sglang', { max: 100 }), (k) => {
+        call = k;
+      });
+      await waitForStats(w, (s) => s.running === 1);
+      clock.advance(10);
+      clock.advance(10);
+      call?.cancel();
+      await done;
+      // The cancel reached the worker and was ignored: the call still holds its place.
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(w.stats().running, 1);
+      await w.close();
+      const s = w.stats();
+      assert.equal(s.running, 0);
+      assert.equal(s.aborted, 1);
+      assert.equal(s.completed, 0);
+    });
+  }
+
   void it('GetLoads follows the running and waiting requests of the engine', async () => {
     const { w, c, clock } = await start('tokenspeed', { maxRunningRequests: 2 });
     const calls = [1, 2, 3].map((i) =>
