@@ -2,8 +2,10 @@
  * The client's answer from a started `Generate` call: collected into one JSON body, or streamed
  * as SSE with the client's backpressure. Shared by the regular gRPC router and the gRPC PD
  * router (whose decode call is the one answering). The given leases ride on the answer and are
- * released when it ends, or at once when collecting fails. A call that does not end cleanly
- * (client gone, stream error, answer discarded) is disposed, which sends the engine `Abort`.
+ * released when it ends, or at once when collecting fails; what counts the engine's work (the
+ * worker's load, a decode room) is given back only once the call is closed as well. A call that
+ * does not end cleanly (client gone, stream error, answer discarded) is disposed, which sends the
+ * engine `Abort`.
  */
 import type { GenerateCall, SamplingInput } from '../engine/types.js';
 import { GatewayError } from '../errors/gateway-error.js';
@@ -12,6 +14,7 @@ import type { GatewayMetrics } from '../observability/metrics.js';
 import { bufferAnswer, type Answer, type AnswerEnd, type AnswerLease } from '../routing/answer.js';
 import type { RequestContext } from '../routing/request-context.js';
 import { outcomeForStatus } from '../workers/circuit-breaker.js';
+import type { Lease } from '../util/lease.js';
 import type { Worker } from '../workers/worker.js';
 import { ChatOutput, type ChatParsing } from './chat-output.js';
 import { ChoiceState } from './choice.js';
@@ -50,13 +53,22 @@ export interface CallAnswerInput {
   headers?: Record<string, string> | undefined;
   /** Held until the answer ends; released here when collecting fails. */
   leases: AnswerLease[];
+  /**
+   * Held while the engine holds the request: released once the answer has ended and the call is
+   * closed (an engine that ignores a cancel keeps the request until it answers the Abort).
+   */
+  heldByCall: Lease[];
   /** Chat with a reasoning or tool parser for the model: how its text is split. */
   parsing?: ChatParsing | undefined;
   onFirstByte?: (() => void) | undefined;
 }
 
-export async function answerFromCall(deps: CallAnswerDeps, i: CallAnswerInput): Promise<Answer> {
-  const { ctx, plan, prepared, worker, call } = i;
+export async function answerFromCall(
+  deps: CallAnswerDeps,
+  input: CallAnswerInput,
+): Promise<Answer> {
+  const { ctx, plan, prepared, worker, call } = input;
+  const i = { ...input, leases: [...input.leases, untilClosed(call, input.heldByCall)] };
   // One config object for every sample: the decoders compile it once.
   const stops = stopConfig(i.sampling, prepared.tokenizer);
   const parsing = i.parsing;
@@ -93,6 +105,15 @@ export async function answerFromCall(deps: CallAnswerDeps, i: CallAnswerInput): 
     leases: [...i.leases, streamLease(deps, ctx, worker, call, () => outcome)],
     midStreamError: (cause) => streamFailure(cause, worker.url),
     onFirstByte: i.onFirstByte,
+  };
+}
+
+function untilClosed(call: GenerateCall, held: readonly Lease[]): AnswerLease {
+  return {
+    release: () =>
+      void call.closed.then(() => {
+        for (const l of held) l.release();
+      }),
   };
 }
 

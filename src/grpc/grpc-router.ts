@@ -122,7 +122,8 @@ export class GrpcRouter {
       await startedInTime(call, ctx.signal, this.deps.clock, this.deps.requestTimeoutMs);
     } catch (err) {
       call.dispose();
-      load.release();
+      // A call that timed out before it started may still be queued in the engine.
+      void call.closed.then(() => load.release());
       if (ctx.signal.aborted) throw err;
       const error = err instanceof GatewayError ? err : startFailure(err, worker.url);
       worker.circuit.record(outcomeForStatus(error.status));
@@ -142,7 +143,8 @@ export class GrpcRouter {
       worker,
       call,
       meta: responseMeta(ctx, requestId, worker, prepared),
-      leases: [load],
+      leases: [],
+      heldByCall: [load],
       parsing: chatParsingFor(plan, prepared.text, modelIdFor(ctx, worker), this.deps.parsers),
       onFirstByte: () => series.ttft.observe((performance.now() - ctx.startTime) / 1000),
     });

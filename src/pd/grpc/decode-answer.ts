@@ -4,7 +4,7 @@ import { chatParsingFor } from '../../grpc/chat-parsing.js';
 import { modelIdFor, responseMeta } from '../../grpc/engine-input.js';
 import type { Answer, AnswerLease } from '../../routing/answer.js';
 import { routerSeriesOf } from '../../routing/router-series.js';
-import { releaseWhenClosed, type GrpcLeg } from './grpc-leg.js';
+import type { GrpcLeg } from './grpc-leg.js';
 import type { GrpcPdAttempt, GrpcPdDeps } from './grpc-pd-deps.js';
 
 export function answerFromDecode(
@@ -29,16 +29,8 @@ export function answerFromDecode(
     meta: responseMeta(ctx, requestId, pair.decode, a.prepared),
     parsing: chatParsingFor(a.plan, a.prepared.text, modelIdFor(ctx, pair.decode), deps.parsers),
     headers: prefillRan ? { 'x-smg-prefill-worker-id': pair.prefill.key } : undefined,
-    // Released when the answer ends, but given back only once the decode call is over: a decode
-    // deferring its abort still holds its seat in the engine's window.
-    leases: [
-      {
-        release: (end) => {
-          d.span?.end(end);
-          releaseWhenClosed(d);
-        },
-      },
-      ...extra,
-    ],
+    leases: [{ release: (end) => d.span?.end(end) }, ...extra],
+    // A decode deferring its abort still holds its seat in the engine's window.
+    heldByCall: d.admission === undefined ? [d.load] : [d.load, d.admission],
   });
 }

@@ -88,7 +88,7 @@ export function endLeg(h: GrpcLeg, how: 'completed' | 'dispose' | 'now'): void {
 }
 
 /** The leg's load and admission, given back once its call no longer occupies the engine. */
-export function releaseWhenClosed(h: GrpcLeg): void {
+function releaseWhenClosed(h: GrpcLeg): void {
   void h.call.closed.then(() => {
     h.load.release();
     h.admission?.release();
