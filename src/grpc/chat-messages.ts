@@ -12,7 +12,7 @@
  * `tool_call_id`) are refused here with a 400 naming the field, before any worker is chosen.
  */
 import { GatewayError } from '../errors/gateway-error.js';
-import type { JsonObject } from '../util/json.js';
+import { isJsonObject, type JsonObject } from '../util/json.js';
 import { badParam } from './sampling.js';
 
 /** The fields each role keeps, as SMG's typed `ChatMessage` variants hold them. */
@@ -34,10 +34,6 @@ const TEXT_PART_FIELD: Readonly<Record<string, string>> = {
   refusal: 'refusal',
 };
 
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** A 400 for input gRPC mode cannot carry to an engine yet (images, audio, video). */
 export function multimodal(what: string): GatewayError {
   return new GatewayError(
@@ -52,7 +48,7 @@ export function multimodal(what: string): GatewayError {
  */
 function textParts(parts: readonly unknown[], where: string): JsonObject[] {
   return parts.map((part, i) => {
-    const type = isObject(part) ? part.type : undefined;
+    const type = isJsonObject(part) ? part.type : undefined;
     if (typeof type !== 'string') throw badParam(`'${where}[${i}]' must be a content part object`);
     const field = TEXT_PART_FIELD[type];
     if (field === undefined) throw multimodal(`Message content of type '${type}'`);
@@ -77,9 +73,9 @@ function content(value: unknown, where: string, required: boolean): string | Jso
  * passed on as it is (a template that prints strings shows what the model wrote).
  */
 function toolCall(value: unknown, where: string): JsonObject {
-  if (!isObject(value)) throw badParam(`'${where}' must be an object`);
+  if (!isJsonObject(value)) throw badParam(`'${where}' must be an object`);
   const fn = value.function;
-  if (!isObject(fn) || typeof fn.name !== 'string' || fn.name === '')
+  if (!isJsonObject(fn) || typeof fn.name !== 'string' || fn.name === '')
     throw badParam(`'${where}.function.name' must be a non-empty string`);
   if (value.type !== undefined && value.type !== null && value.type !== 'function')
     throw badParam(`'${where}.type' must be "function"`);
@@ -104,7 +100,7 @@ function parsedArguments(args: unknown): unknown {
 
 function message(value: unknown, i: number): JsonObject {
   const where = `messages[${i}]`;
-  if (!isObject(value) || typeof value.role !== 'string')
+  if (!isJsonObject(value) || typeof value.role !== 'string')
     throw badParam(`'${where}' must be an object with a string 'role'`);
   const role = value.role;
   const fields = Object.hasOwn(ROLE_FIELDS, role) ? ROLE_FIELDS[role] : undefined;

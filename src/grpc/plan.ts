@@ -8,7 +8,7 @@ import type { SamplingInput } from '../engine/types.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../routing/request-context.js';
 import type { ChatTemplateInput } from '../tokenizer/types.js';
-import type { JsonObject } from '../util/json.js';
+import { isJsonObject, type JsonObject } from '../util/json.js';
 import { badParam, chatSampling, completionSampling, generateSampling } from './sampling.js';
 import { multimodal, templateMessages } from './chat-messages.js';
 import { messagesPlan } from './messages/messages-plan.js';
@@ -36,14 +36,10 @@ export interface GrpcPlan {
   separateReasoning?: boolean;
 }
 
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function kwargs(body: JsonObject): Record<string, unknown> | undefined {
   const k = body.chat_template_kwargs;
   if (k === undefined || k === null) return undefined;
-  if (!isObject(k)) throw badParam("'chat_template_kwargs' must be an object");
+  if (!isJsonObject(k)) throw badParam("'chat_template_kwargs' must be an object");
   return k;
 }
 
@@ -78,7 +74,7 @@ function withToolConstraint(sampling: SamplingInput, tools: ChatTools | undefine
 
 export function planFor(ctx: RequestContext): GrpcPlan {
   const body = ctx.body;
-  const streamOptions = isObject(body.stream_options) ? body.stream_options : undefined;
+  const streamOptions = isJsonObject(body.stream_options) ? body.stream_options : undefined;
   const includeUsage = streamOptions?.include_usage === true;
   switch (ctx.endpoint) {
     case 'chat': {

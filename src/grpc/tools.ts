@@ -7,7 +7,7 @@
  * `none` hides the tools from the template and parses nothing.
  */
 import type { Constraint } from '../engine/types.js';
-import type { JsonObject } from '../util/json.js';
+import { isJsonObject, type JsonObject } from '../util/json.js';
 import { badParam } from './sampling.js';
 
 export interface FunctionTool {
@@ -29,19 +29,15 @@ export interface ChatTools {
   parallel: boolean;
 }
 
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function readFunctions(tools: unknown[]): FunctionTool[] {
   return tools.map((t, i) => {
-    const fn = isObject(t) ? t.function : undefined;
-    if (!isObject(t) || (t.type !== undefined && t.type !== 'function') || !isObject(fn))
+    const fn = isJsonObject(t) ? t.function : undefined;
+    if (!isJsonObject(t) || (t.type !== undefined && t.type !== 'function') || !isJsonObject(fn))
       throw badParam(`'tools[${i}]' must be {"type": "function", "function": {...}}`);
     if (typeof fn.name !== 'string' || fn.name === '')
       throw badParam(`'tools[${i}].function.name' must be a non-empty string`);
     const parameters = fn.parameters ?? { type: 'object', properties: {} };
-    if (!isObject(parameters))
+    if (!isJsonObject(parameters))
       throw badParam(`'tools[${i}].function.parameters' must be a JSON schema object`);
     return { name: fn.name, parameters };
   });
@@ -51,9 +47,9 @@ function readMode(choice: unknown, functions: readonly FunctionTool[]): ToolMode
   if (choice === undefined || choice === null || choice === 'auto') return { kind: 'auto' };
   if (choice === 'none') return 'none';
   if (choice === 'required') return { kind: 'required' };
-  const fn = isObject(choice) ? choice.function : undefined;
-  const name = isObject(fn) ? fn.name : undefined;
-  if (!isObject(choice) || choice.type !== 'function' || typeof name !== 'string')
+  const fn = isJsonObject(choice) ? choice.function : undefined;
+  const name = isJsonObject(fn) ? fn.name : undefined;
+  if (!isJsonObject(choice) || choice.type !== 'function' || typeof name !== 'string')
     throw badParam(
       `'tool_choice' must be "none", "auto", "required" or {"type": "function", "function": {"name": ...}}`,
     );
@@ -66,7 +62,7 @@ function historyCalls(messages: unknown): number {
   if (!Array.isArray(messages)) return 0;
   let n = 0;
   for (const m of messages) {
-    if (isObject(m) && m.role === 'assistant' && Array.isArray(m.tool_calls))
+    if (isJsonObject(m) && m.role === 'assistant' && Array.isArray(m.tool_calls))
       n += m.tool_calls.length;
   }
   return n;
@@ -112,7 +108,7 @@ export function toolConstraint(tools: ChatTools): Constraint | undefined {
   const defs = new Map<string, unknown>();
   for (const f of functions) {
     const own = (f.parameters as JsonObject).$defs;
-    if (!isObject(own)) continue;
+    if (!isJsonObject(own)) continue;
     for (const [k, v] of Object.entries(own)) {
       const seen = defs.get(k);
       if (seen !== undefined && JSON.stringify(seen) !== JSON.stringify(v))

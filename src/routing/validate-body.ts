@@ -6,7 +6,7 @@
  * types and bounds are checked; unknown fields pass through untouched.
  */
 import { GatewayError } from '../errors/gateway-error.js';
-import type { JsonObject } from '../util/json.js';
+import { isJsonObject, type JsonObject } from '../util/json.js';
 import { MAX_BATCH_ITEMS, MAX_N, MAX_SEQUENCES } from './request-limits.js';
 import { U32_MAX } from '../util/rust-int-limits.js';
 import type { Endpoint } from './endpoint.js';
@@ -14,10 +14,6 @@ import { validateMessages } from './validate-messages.js';
 
 function invalid(message: string): GatewayError {
   return new GatewayError('invalid_body', message);
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** An optional integer in [min, max]; JSON null counts as absent, as serde reads `Option`. */
@@ -87,7 +83,7 @@ function validateChat(body: JsonObject): void {
   if (!Array.isArray(messages) || messages.length === 0)
     throw invalid("Field 'messages' must be a non-empty list");
   for (const message of messages) {
-    if (!isObject(message) || typeof message.role !== 'string') {
+    if (!isJsonObject(message) || typeof message.role !== 'string') {
       throw invalid("Each item of 'messages' must be an object with a string 'role'");
     }
   }
@@ -118,7 +114,7 @@ function validateGenerate(body: JsonObject): void {
   const params = body.sampling_params;
   let n = 1;
   if (params !== undefined && params !== null) {
-    if (!isObject(params)) throw invalid("Field 'sampling_params' must be an object");
+    if (!isJsonObject(params)) throw invalid("Field 'sampling_params' must be an object");
     n = optionalInt(params, 'n', 1, MAX_N, 'sampling_params.') ?? 1;
     optionalInt(params, 'max_new_tokens', 0, U32_MAX, 'sampling_params.');
   }

@@ -8,17 +8,13 @@
  * and what can be rendered is checked where the gateway renders the prompt (gRPC mode).
  */
 import { GatewayError } from '../errors/gateway-error.js';
-import type { JsonObject } from '../util/json.js';
+import { isJsonObject, type JsonObject } from '../util/json.js';
 import { U32_MAX } from '../util/rust-int-limits.js';
 
 const ROLES = new Set(['user', 'assistant', 'system']);
 
 function invalid(message: string): GatewayError {
   return new GatewayError('invalid_body', message);
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The input block types of SMG's `InputContentBlock`: any other is refused at the edge. */
@@ -42,7 +38,7 @@ function checkContent(content: unknown, where: string): JsonObject[] {
   if (!Array.isArray(content))
     throw invalid(`Field '${where}' must be a string or a list of blocks`);
   return content.map((block, i) => {
-    if (!isObject(block) || typeof block.type !== 'string')
+    if (!isJsonObject(block) || typeof block.type !== 'string')
       throw invalid(`Field '${where}[${i}]' must be a content block with a string 'type'`);
     if (!BLOCK_TYPES.has(block.type))
       throw invalid(`Field '${where}[${i}]' has an unknown block type '${block.type}'`);
@@ -86,7 +82,7 @@ function checkTools(body: JsonObject): string[] {
   if (tools === undefined || tools === null) return [];
   if (!Array.isArray(tools)) throw invalid("Field 'tools' must be a list");
   return tools.map((t, i) => {
-    if (!isObject(t)) throw invalid(`Field 'tools[${i}]' must be an object`);
+    if (!isJsonObject(t)) throw invalid(`Field 'tools[${i}]' must be an object`);
     return typeof t.name === 'string' ? t.name : '';
   });
 }
@@ -94,7 +90,7 @@ function checkTools(body: JsonObject): string[] {
 function checkToolChoice(body: JsonObject, names: readonly string[]): void {
   const choice = body.tool_choice;
   if (choice === undefined || choice === null) return;
-  if (!isObject(choice) || typeof choice.type !== 'string')
+  if (!isJsonObject(choice) || typeof choice.type !== 'string')
     throw invalid("Field 'tool_choice' must be an object with a string 'type'");
   if (choice.type === 'none') return;
   if (names.length === 0) throw invalid(`A 'tool_choice' of type '${choice.type}' needs 'tools'`);
@@ -116,7 +112,7 @@ export function validateMessages(body: JsonObject, opts: { countOnly?: boolean }
   if (!Array.isArray(messages) || messages.length === 0)
     throw invalid("Field 'messages' must be a non-empty list");
   const blocks = messages.map((m, i) => {
-    if (!isObject(m) || typeof m.role !== 'string' || !ROLES.has(m.role))
+    if (!isJsonObject(m) || typeof m.role !== 'string' || !ROLES.has(m.role))
       throw invalid(`Field 'messages[${i}]' must be an object with role "user" or "assistant"`);
     return checkContent(m.content, `messages[${i}].content`);
   });

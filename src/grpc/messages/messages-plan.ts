@@ -13,21 +13,17 @@
  * (routing/validate-messages.ts).
  */
 import { GatewayError } from '../../errors/gateway-error.js';
-import type { JsonObject } from '../../util/json.js';
+import { isJsonObject, type JsonObject } from '../../util/json.js';
 import { multimodal, templateMessages } from '../chat-messages.js';
 import type { GrpcPlan } from '../plan.js';
 import { badParam, messagesSampling } from '../sampling.js';
 import { chatToolsOf, toolConstraint } from '../tools.js';
 
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function blocksOf(content: unknown, where: string): JsonObject[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   if (!Array.isArray(content)) throw badParam(`'${where}' must be a string or a list of blocks`);
   return content.map((b, i) => {
-    if (!isObject(b) || typeof b.type !== 'string')
+    if (!isJsonObject(b) || typeof b.type !== 'string')
       throw badParam(`'${where}[${i}]' must be a content block with a string 'type'`);
     return b;
   });
@@ -96,7 +92,7 @@ function assistantMessage(content: unknown, where: string): JsonObject {
         texts.push(text(b, at));
         return;
       case 'tool_use': {
-        if (typeof b.id !== 'string' || typeof b.name !== 'string' || !isObject(b.input))
+        if (typeof b.id !== 'string' || typeof b.name !== 'string' || !isJsonObject(b.input))
           throw badParam(`'${at}' must have a string 'id' and 'name' and an object 'input'`);
         toolCalls.push({
           id: b.id,
@@ -143,7 +139,7 @@ export function chatMessagesOf(body: JsonObject): JsonObject[] {
   if (!Array.isArray(messages)) throw badParam("'messages' must be a list");
   messages.forEach((m, i) => {
     const where = `messages[${i}].content`;
-    if (!isObject(m)) throw badParam(`'messages[${i}]' must be an object`);
+    if (!isJsonObject(m)) throw badParam(`'messages[${i}]' must be an object`);
     if (m.role === 'user') out.push(...userMessages(m.content, where));
     else if (m.role === 'assistant') out.push(assistantMessage(m.content, where));
     // Claude Code sends these inside `messages`: kept in place, as SMG does.
@@ -163,11 +159,12 @@ function functionTools(tools: unknown): JsonObject[] | undefined {
   if (!Array.isArray(tools)) throw badParam("'tools' must be a list");
   const out: JsonObject[] = [];
   tools.forEach((t, i) => {
-    if (!isObject(t)) throw badParam(`'tools[${i}]' must be an object`);
+    if (!isJsonObject(t)) throw badParam(`'tools[${i}]' must be an object`);
     if (t.type !== undefined && t.type !== null && t.type !== 'custom') return;
     if (typeof t.name !== 'string' || t.name === '')
       throw badParam(`'tools[${i}].name' must be a non-empty string`);
-    if (!isObject(t.input_schema)) throw badParam(`'tools[${i}].input_schema' must be an object`);
+    if (!isJsonObject(t.input_schema))
+      throw badParam(`'tools[${i}].input_schema' must be an object`);
     const fn: JsonObject = { name: t.name, parameters: t.input_schema };
     if (typeof t.description === 'string') fn.description = t.description;
     out.push({ type: 'function', function: fn });
@@ -178,7 +175,7 @@ function functionTools(tools: unknown): JsonObject[] | undefined {
 /** Anthropic's tool_choice as chat's: any → required, tool → that function, none → none. */
 function chatToolChoice(choice: unknown): { choice: unknown; parallel: boolean } {
   if (choice === undefined || choice === null) return { choice: undefined, parallel: true };
-  if (!isObject(choice)) throw badParam("'tool_choice' must be an object");
+  if (!isJsonObject(choice)) throw badParam("'tool_choice' must be an object");
   const parallel = choice.disable_parallel_tool_use !== true;
   switch (choice.type) {
     case 'auto':
@@ -198,7 +195,7 @@ function chatToolChoice(choice: unknown): { choice: unknown; parallel: boolean }
 /** `thinking` as the template's toggle; undefined leaves the template's default (SMG). */
 function thinkingOf(thinking: unknown): boolean | undefined {
   if (thinking === undefined || thinking === null) return undefined;
-  const type = isObject(thinking) ? thinking.type : undefined;
+  const type = isJsonObject(thinking) ? thinking.type : undefined;
   if (type === 'enabled' || type === 'adaptive') return true;
   if (type === 'disabled') return false;
   throw badParam(`'thinking.type' must be "enabled", "adaptive" or "disabled"`);
