@@ -1,6 +1,6 @@
 // `--request-timeout-secs` bounds a gRPC call's whole life, as it bounds an HTTP attempt to its
 // last byte: an engine that starts answering and then stalls (fault `grpcStallAfterTokens`)
-// ends the client's answer within the deadline (504 whole, an error event streamed) and is sent
+// ends the client's answer at the deadline (504 whole, an error event streamed) and is sent
 // Abort, alone or as the decode leg of an SGLang or vLLM PD pair. Before, a started call had no
 // deadline at all and such a request never ended.
 import assert from 'node:assert/strict';
@@ -27,11 +27,14 @@ const body = (stream: boolean) =>
     stream,
   });
 
-/** Both shapes end within the deadline plus a margin, never hanging; the engine got Abort. */
+/**
+ * Both shapes end with the deadline's own error, never hanging (the client's 10 s signal fails
+ * a request that never ends), and the engine got Abort. No wall-clock bound is asserted: a
+ * loaded machine may take longer, and the error text already says which timer ended the call.
+ */
 async function assertBounded(gateway: Gateway, engine: SimWorker): Promise<void> {
   for (const stream of [false, true]) {
     const from = generateRequests(engine).length;
-    const started = performance.now();
     const res = await fetch(`${gateway.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -40,14 +43,15 @@ async function assertBounded(gateway: Gateway, engine: SimWorker): Promise<void>
       signal: AbortSignal.timeout(10_000),
     });
     const text = await res.text();
-    const ms = performance.now() - started;
-    assert.ok(ms < 5_000, `answered after ${Math.round(ms)} ms`);
     if (stream) {
       assert.equal(res.status, 200);
       assert.match(text, /data: \{"error":\{"message":"Stream error: [^"]*request-timeout-secs/);
       assert.ok(text.endsWith('data: [DONE]\n\n'));
     } else {
+      // A non-streamed engine call sends its one message at the end, so a stall there is ended
+      // by the same deadline while the call is still waiting for its start.
       assert.equal(res.status, 504, text);
+      assert.match(text, /"code":"(call_upstream_timeout|decode_worker_failed_to_start)"/);
     }
     const id = (generateRequests(engine)[from] as { request_id: string } | undefined)?.request_id;
     assert.ok(id !== undefined);
