@@ -90,6 +90,23 @@ export const ERROR_CATALOG = {
   prefill_stream_error: 500,
   /** A PD pair whose prefill runtime speaks no PD protocol over gRPC (SMG's code). */
   runtime_pd_not_supported: 400,
+  // The Responses and Conversations APIs and their history store (SMG's codes where it has one).
+  /** A Responses input item gRPC mode cannot turn into a chat message. */
+  convert_request_failed: 400,
+  /** `previous_response_id` names no stored response. */
+  previous_response_not_found: 400,
+  /** `previous_response_id` together with `conversation`. */
+  mutually_exclusive_parameters: 400,
+  /** `POST /v1/responses/{id}/cancel` on a response that already ended. */
+  response_already_completed: 400,
+  response_already_failed: 400,
+  cancellation_not_supported: 400,
+  /** An item posted with an id that is already linked to the conversation. */
+  item_already_in_conversation: 400,
+  conversation_not_found: 404,
+  response_not_found: 404,
+  /** `--history-backend` could not answer (Redis or Postgres unreachable); nothing was acknowledged. */
+  history_store_unavailable: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
