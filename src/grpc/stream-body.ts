@@ -77,7 +77,8 @@ export class GenerateStreamBody extends PushBody {
         return;
       }
       const choices = [...this.#choices.values()].sort((a, b) => a.index - b.index);
-      await this.#send(this.#o.framer.closing(choices));
+      const closing = this.#o.framer.closing(choices);
+      await this.#send(typeof closing === 'string' ? closing : await closing);
       call.markCompleted();
       this.end();
       onEnd('complete');

@@ -13,9 +13,11 @@ export interface StreamFramer {
   frames(out: EngineOutput, c: ChoiceState): string;
   /**
    * The frames after the engine's last output; `choices` in index order. A sample whose complete
-   * never came still holds text in its decoder and parsers, which these frames must carry.
+   * never came still holds text in its decoder and parsers, which these frames must carry. A
+   * promise when the last frame waits on work of its own (a Responses stream stores the response
+   * before it says `response.completed`); it never rejects: a failure is framed.
    */
-  closing(choices: readonly ChoiceState[]): string;
+  closing(choices: readonly ChoiceState[]): string | Promise<string>;
   /** The frames that end a stream whose engine call failed after the head went out. */
   failure(message: string): string;
 }
