@@ -1,8 +1,8 @@
 /**
  * Every `switchyard launch` flag, named and defaulted as SMG's CLI (`CliArgs`, main.rs).
  * The implemented ones are here (server, workers, PD) and in flags-routing.ts,
- * flags-resilience.ts, flags-serving.ts, flags-tokenizer.ts, flags-scale-out.ts and
- * flags-discovery.ts; later features add their flags there and their rules
+ * flags-resilience.ts, flags-serving.ts, flags-tokenizer.ts, flags-scale-out.ts,
+ * flags-discovery.ts and flags-history.ts; later features add their flags there and their rules
  * to `validate.ts`. SMG flags that Switchyard accepts without effect, or refuses, have their own
  * files; GATEWAY_FLAGS is the one table of all of them, each with its status (flag-status.ts).
  */
@@ -12,6 +12,7 @@ import { consumeUrlPort } from './consume-url-port.js';
 import { policyFlag, type CoreFlag } from './core-flag.js';
 import type { GatewayFlag } from './flag-status.js';
 import { DISCOVERY_FLAGS } from './flags-discovery.js';
+import { HISTORY_FLAGS } from './flags-history.js';
 import { RESILIENCE_FLAGS } from './flags-resilience.js';
 import { SCALE_OUT_FLAGS } from './flags-scale-out.js';
 import { DASHBOARD_FLAGS } from './flags-dashboard.js';
@@ -151,6 +152,7 @@ const CORE_FLAGS: readonly CoreFlag[] = [
   ...SCALE_OUT_FLAGS,
   ...DISCOVERY_FLAGS,
   ...DASHBOARD_FLAGS,
+  ...HISTORY_FLAGS,
 ];
 
 /** The one flag table: implemented, then SMG's no-effect and unsupported flags. */

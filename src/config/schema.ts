@@ -19,6 +19,7 @@ import { workerUrlSchema } from '../workers/worker-url.js';
 import { modelIdSourceProblem } from '../discovery/kubernetes/model-id-source.js';
 import { selectorEntryProblem } from '../discovery/kubernetes/selector.js';
 import { corsOriginProblem } from './cors-origin.js';
+import { HISTORY_BACKENDS } from './flags-history.js';
 
 const port = z.number().int().min(0).max(65535);
 
@@ -232,6 +233,16 @@ export const gatewayConfigSchema = z.object({
   serviceDiscoveryNamespace: z.string().min(1).optional(),
   bootstrapPortAnnotation: z.string().min(1),
   modelIdFrom: checked(modelIdSourceProblem).optional(),
+  // History storage. The URLs and pool sizes are checked for the backend chosen only, as SMG
+  // checks them (history-rules.ts); an unset retention is 30 days, a negative one forever.
+  historyBackend: z.enum(HISTORY_BACKENDS),
+  redisUrl: z.string().optional(),
+  redisPoolMaxSize: nonNegativeInt,
+  redisRetentionDays: z.number().int().optional(),
+  postgresDbUrl: z.string().optional(),
+  postgresPoolMaxSize: nonNegativeInt,
+  historyMemoryMaxResponses: positiveInt,
+  historyMemoryMaxConversations: positiveInt,
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

@@ -194,17 +194,6 @@ export const NO_EFFECT_FLAGS: readonly NoEffectFlag[] = [
       },
     },
   ),
-  noEffect(
-    'history-backend',
-    'enum',
-    'Response and conversation storage',
-    "Switchyard keeps no history: its `/v1/responses` is a pass-through to the worker like SMG's HTTP router, and the stored-response and conversation routes are absent (404).",
-    {
-      default: 'memory',
-      choices: ['memory', 'none', 'oracle', 'postgres', 'redis'],
-      unsupportedValues: { values: ['oracle', 'postgres', 'redis'], subsystem: 'history storage' },
-    },
-  ),
   // Control-plane auth (main.rs:1056)
   noEffect(
     'disable-audit-logging',

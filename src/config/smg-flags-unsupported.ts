@@ -38,7 +38,8 @@ function unsupported(
 }
 
 const MESH = 'the HA mesh';
-const STORAGE = 'history storage';
+// History storage itself is implemented (flags-history.ts); these are the parts of SMG's that are not.
+const ORACLE = 'the Oracle history backend';
 const JWT = 'JWT/OIDC authentication';
 const EPD = 'encode-prefill-decode (EPD) disaggregation';
 const PRIORITY = 'the priority scheduler';
@@ -61,7 +62,12 @@ export const UNSUPPORTED_FLAGS: readonly UnsupportedFlag[] = [
   unsupported('encode-selector', 'list', EPD, 'Encode pod selector'),
   unsupported('router-selector', 'list', MESH, 'Mesh peer pod selector'),
   // Request handling and tenancy (main.rs:646-654)
-  unsupported('storage-context-headers', 'list', STORAGE, 'Headers mapped into storage context'),
+  unsupported(
+    'storage-context-headers',
+    'list',
+    'storage context headers',
+    'Headers mapped into storage context',
+  ),
   unsupported('trust-tenant-header', 'bool', 'tenant identity', 'Trust an upstream tenant header'),
   unsupported('tenant-header-name', 'string', 'tenant identity', 'Tenant header name', {
     default: 'x-smg-tenant-id',
@@ -85,24 +91,19 @@ export const UNSUPPORTED_FLAGS: readonly UnsupportedFlag[] = [
   ),
   // MCP (main.rs:890)
   unsupported('mcp-config-path', 'string', 'MCP tool execution', 'MCP servers config'),
-  // Storage and WASM (main.rs:903-975)
+  // Storage and WASM (main.rs:903-953); the Postgres and Redis flags are in flags-history.ts
   unsupported('enable-wasm', 'bool', 'WASM plugins', 'WASM support'),
   unsupported('storage-hook-wasm-path', 'string', 'WASM plugins', 'Storage hook module'),
-  unsupported('schema-config', 'string', STORAGE, 'Storage schema remap'),
-  unsupported('oracle-wallet-path', 'string', STORAGE, 'Oracle wallet'),
-  unsupported('oracle-tns-alias', 'string', STORAGE, 'Oracle TNS alias'),
-  unsupported('oracle-dsn', 'string', STORAGE, 'Oracle DSN'),
-  unsupported('oracle-user', 'string', STORAGE, 'Oracle user'),
-  unsupported('oracle-password', 'string', STORAGE, 'Oracle password'),
-  unsupported('oracle-external-auth', 'bool', STORAGE, 'Oracle external auth'),
-  unsupported('oracle-pool-min', 'int', STORAGE, 'Oracle pool min', { check: u64 }),
-  unsupported('oracle-pool-max', 'int', STORAGE, 'Oracle pool max', { check: u64 }),
-  unsupported('oracle-pool-timeout-secs', 'int', STORAGE, 'Oracle pool timeout', { check: u64 }),
-  unsupported('postgres-db-url', 'string', STORAGE, 'Postgres URL'),
-  unsupported('postgres-pool-max-size', 'int', STORAGE, 'Postgres pool size', { check: u64 }),
-  unsupported('redis-url', 'string', STORAGE, 'Redis URL'),
-  unsupported('redis-pool-max-size', 'int', STORAGE, 'Redis pool size', { check: u64 }),
-  unsupported('redis-retention-days', 'int', STORAGE, 'Redis retention (-1 = forever)'),
+  unsupported('schema-config', 'string', 'storage schema remapping', 'Storage schema remap'),
+  unsupported('oracle-wallet-path', 'string', ORACLE, 'Oracle wallet'),
+  unsupported('oracle-tns-alias', 'string', ORACLE, 'Oracle TNS alias'),
+  unsupported('oracle-dsn', 'string', ORACLE, 'Oracle DSN'),
+  unsupported('oracle-user', 'string', ORACLE, 'Oracle user'),
+  unsupported('oracle-password', 'string', ORACLE, 'Oracle password'),
+  unsupported('oracle-external-auth', 'bool', ORACLE, 'Oracle external auth'),
+  unsupported('oracle-pool-min', 'int', ORACLE, 'Oracle pool min', { check: u64 }),
+  unsupported('oracle-pool-max', 'int', ORACLE, 'Oracle pool max', { check: u64 }),
+  unsupported('oracle-pool-timeout-secs', 'int', ORACLE, 'Oracle pool timeout', { check: u64 }),
   // TLS (main.rs:980-985)
   unsupported('tls-cert-path', 'string', 'TLS termination', 'Server certificate'),
   unsupported('tls-key-path', 'string', 'TLS termination', 'Server key'),

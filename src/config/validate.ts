@@ -9,6 +9,7 @@ import { gatewayConfigSchema, type GatewayConfig } from './schema.js';
 import { redactUrlCredentials } from '../workers/worker-url.js';
 import { policyBoundViolation } from './policy-bounds.js';
 import { SMG_RULES } from './smg-rules.js';
+import { HISTORY_RULES } from './history-rules.js';
 import { dropIgnoredInputs } from './ignored-inputs.js';
 import { otlpEndpointProblem } from '../observability/otlp-endpoint.js';
 
@@ -54,6 +55,7 @@ const RULES: readonly Rule[] = [
     );
   },
   ...SMG_RULES,
+  ...HISTORY_RULES,
   policyBoundViolation,
 ];
 

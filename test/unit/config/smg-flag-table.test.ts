@@ -199,8 +199,8 @@ void describe('statuses act at launch', () => {
       '--encode: encode-prefill-decode (EPD) disaggregation is not supported by Switchyard (see docs/compat.md)',
     ],
     [
-      ['--history-backend', 'postgres'],
-      '--history-backend postgres: history storage is not supported by Switchyard (see docs/compat.md)',
+      ['--history-backend', 'oracle'],
+      '--history-backend oracle: the Oracle history backend (Switchyard has memory, none, redis, postgres) is not supported by Switchyard (see docs/compat.md)',
     ],
     [
       ['--runtime', 'openai'],
