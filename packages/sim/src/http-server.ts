@@ -94,6 +94,7 @@ class SimHttpWorker implements SimWorker {
       generate: (req, res, path) => handleInference(this.ctx, 'generate', req, res, path),
       messages: (req, res, path) => handleInference(this.ctx, 'messages', req, res, path),
       countTokens: (req, res, path) => handleCountTokens(this.ctx, req, res, path),
+      responses: (req, res, path) => handleInference(this.ctx, 'responses', req, res, path),
       loads: (_q, res) => sendJson(res, 200, bodies.loadsBody(this.info, model.load(), this.pd())),
       metrics: (_q, res) =>
         sendText(

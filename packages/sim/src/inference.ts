@@ -1,7 +1,7 @@
-// Inference requests (chat, completions, /generate, Anthropic Messages): read and validate the
-// body, apply the request faults, pick the PD leg the request plays on this worker, and hand it to
-// a session. A surface is only how a route reads its body and writes its answer and errors; the
-// faults, the PD leg and the engine run are the same for every route.
+// Inference requests (chat, completions, /generate, Anthropic Messages, OpenAI Responses): read and
+// validate the body, apply the request faults, pick the PD leg the request plays on this worker,
+// and hand it to a session. A surface is only how a route reads its body and writes its answer and
+// errors; the faults, the PD leg and the engine run are the same for every route.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorFormat } from './http-io.js';
 import type { PdLeg } from './pd-leg.js';
@@ -14,20 +14,23 @@ import { anthropicErrorBody } from './messages-responses.js';
 import { parseMessages } from './messages-parse.js';
 import { MessagesSession } from './messages-session.js';
 import { OpenAiSession } from './openai-session.js';
+import { parseResponses } from './responses-api-parse.js';
+import { ResponsesSession } from './responses-api-session.js';
 import { answersOneToken, pickLeg } from './pd-pick.js';
 import { readRooms } from './raw-json.js';
 import { capOutput, parseInference } from './request-parse.js';
 import { errorBody } from './responses.js';
 
 /** The inference routes a worker serves. */
-export type InferenceRoute = 'chat' | 'completion' | 'generate' | 'messages';
+export type InferenceRoute = 'chat' | 'completion' | 'generate' | 'messages' | 'responses';
 
 interface Surface {
   /** Response ids: `<prefix><worker>-<n>`. */
   idPrefix: string;
   parse(body: unknown, d: PlanDefaults): ParseResult;
   errors: ErrorFormat;
-  session(ctx: SessionContext, plan: GenerationPlan): InferenceSession;
+  /** `body` is the request as parsed JSON, for a surface that echoes its fields. */
+  session(ctx: SessionContext, plan: GenerationPlan, body: unknown): InferenceSession;
 }
 
 const openAi = (ctx: SessionContext, plan: GenerationPlan): InferenceSession =>
@@ -59,6 +62,13 @@ const SURFACES: Record<InferenceRoute, Surface> = {
     errors: anthropicErrorBody,
     session: (ctx, plan) => new MessagesSession(ctx, plan),
   },
+  // Response ids start with resp_, as vLLM's and OpenAI's do; errors are OpenAI's.
+  responses: {
+    idPrefix: 'resp_',
+    parse: parseResponses,
+    errors: errorBody,
+    session: (ctx, plan, body) => new ResponsesSession(ctx, plan, body),
+  },
 };
 
 export async function handleInference(
@@ -84,7 +94,8 @@ export async function handleInference(
   const rooms = readRooms(read.raw);
   if (!parsed.ok || !rooms.ok) {
     const message = parsed.ok ? (rooms.ok ? '' : rooms.message) : parsed.message;
-    sendJson(res, 400, surface.errors(400, message, 'invalid_request_error'));
+    const status = parsed.ok ? 400 : (parsed.status ?? 400);
+    sendJson(res, status, surface.errors(status, message, 'invalid_request_error'));
     return;
   }
   if (rooms.rooms !== undefined) stats.recordRooms(rooms.rooms);
@@ -132,7 +143,7 @@ export async function handleInference(
     pd,
     closing: w.isClosing,
   };
-  const session = surface.session(ctx, plan);
+  const session = surface.session(ctx, plan, read.body);
   if (decision === 'hang') {
     stats.faultsFired++;
     session.hold();

@@ -69,7 +69,9 @@ export interface GenerationPlan {
   promptTokens: number;
 }
 
-export type ParseResult = { ok: true; plan: GenerationPlan } | { ok: false; message: string };
+/** A refusal is a 400 unless it says otherwise (a Responses `previous_response_id` is a 404). */
+export type ParseResult =
+  { ok: true; plan: GenerationPlan } | { ok: false; message: string; status?: number };
 
 /** Defaults from the worker that a plan needs. */
 export interface PlanDefaults {

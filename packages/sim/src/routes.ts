@@ -24,6 +24,8 @@ export interface WorkerEndpoints {
   /** Anthropic Messages (`/v1/messages`) and its token counter. */
   messages: Handler;
   countTokens: Handler;
+  /** OpenAI Responses (`POST /v1/responses`). */
+  responses: Handler;
   generate: Handler;
   loads: Handler;
   metrics: Handler;
@@ -48,6 +50,8 @@ export function buildRouteTable(runtime: SimRuntime, e: WorkerEndpoints): RouteT
     // too, so a gateway passing Messages through can use any worker.
     ['/v1/messages', { POST: e.messages }],
     ['/v1/messages/count_tokens', { POST: e.countTokens }],
+    // vLLM and SGLang serve the Responses API too; TokenSpeed is given it, as it is Messages.
+    ['/v1/responses', { POST: e.responses }],
     ['/v1/loads', { GET: e.loads }],
     ['/metrics', { GET: e.metrics }],
     ['/sim/stats', { GET: e.simStats }],
