@@ -27,6 +27,7 @@ export type AppContext = Readonly<
     | 'limiter'
     | 'bodyBudget'
     | 'tracer'
+    | 'history'
   >
 > &
   Pick<Components, 'draining'>;

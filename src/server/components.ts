@@ -59,6 +59,8 @@ import {
 import type { KubeClient } from '../discovery/kubernetes/kube-client.js';
 import { GatewayAuth } from './auth.js';
 import { BodyBudget } from './body-budget.js';
+import type { HistoryStore } from '../storage/history-store.js';
+import { localHistoryStore } from '../storage/history-store-from-config.js';
 
 export interface ComponentOptions {
   logger?: Logger;
@@ -79,6 +81,11 @@ export interface ComponentOptions {
   };
   /** `--enable-trace`'s tracer (startGateway loads it, since loading is async); none = untraced. */
   tracer?: RequestTracer | undefined;
+  /**
+   * The history store (startGateway opens the configured one); built here when absent, which
+   * only the in-process backends (`memory`, `none`) can be.
+   */
+  history?: HistoryStore;
 }
 
 /**
@@ -152,6 +159,8 @@ export interface Components {
   bodyBudget: BodyBudget;
   /** `--enable-trace`: spans of each inference request; undefined when tracing is off. */
   tracer: RequestTracer | undefined;
+  /** `--history-backend`: stored responses, conversations and their items. */
+  history: HistoryStore;
   /** Set once shutdown begins: readiness answers 503 draining. */
   draining: boolean;
 }
@@ -171,6 +180,11 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
   const policies = new PolicyRegistry(config.policy, policyDeps, registry);
   const hooks = admissionHooks(metrics);
   const admissionStore = opts.admissionStore ?? new InProcessStore();
+  const history = opts.history ?? localHistoryStore(config);
+  if (!history)
+    throw new Error(
+      `--history-backend ${config.historyBackend} connects first: open it with historyStoreFromConfig and pass it as the history option`,
+    );
   registerAdmissionStoreMetrics(metrics.registry, admissionStore);
   const prefillAdmission = prefillAdmissionFromConfig(config, {
     clock,
@@ -296,6 +310,7 @@ export function buildComponents(config: GatewayConfig, opts: ComponentOptions = 
       gaugeChild(metrics.httpBufferedBodyBytes, {}),
     ),
     tracer: opts.tracer,
+    history,
     draining: false,
   };
 }

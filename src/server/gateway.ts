@@ -18,6 +18,8 @@ import { createGatewayServer, type GatewayServer } from './http-server.js';
 import { createProbeServer } from './probe-server.js';
 import { dashboardFromConfig, type Dashboard } from '../dashboard/dashboard.js';
 import { loadKubeClient } from '../discovery/kubernetes/kube-client.js';
+import type { HistoryStore } from '../storage/history-store.js';
+import { historyStoreFromConfig } from '../storage/history-store-from-config.js';
 
 export interface GatewayOptions extends ComponentOptions {
   /**
@@ -110,7 +112,9 @@ export async function startGateway(
     ? await loadRequestTracer({ endpoint: config.otlpTracesEndpoint, logger })
     : undefined;
   let internals: Components;
+  let history: HistoryStore | undefined;
   try {
+    history = opts.history ?? (await historyStoreFromConfig(config, { logger }));
     // Imported only when discovery runs (it takes most of a second to load).
     const kubeClient =
       opts.kube?.client ?? (config.serviceDiscovery ? await loadKubeClient() : undefined);
@@ -120,11 +124,12 @@ export async function startGateway(
       clock,
       admissionStore,
       tracer,
+      history,
       kube: { ...opts.kube, client: kubeClient },
     });
   } catch (err) {
     // A Redis store reconnects forever: a gateway that never started must not keep it open.
-    await Promise.all([admissionStore.close(), tracer?.shutdown()]);
+    await Promise.all([admissionStore.close(), tracer?.shutdown(), history?.close()]);
     throw err;
   }
   const { metrics, workers, pools, health, loadMonitor, limiter, policies, targets } = internals;
@@ -178,8 +183,11 @@ export async function startGateway(
       ),
       pools.closeAll(),
       internals.workerDispatcher.destroy().catch(() => undefined),
-      // Last: every request has ended and given its claims back.
+      // Last: every request has ended and given its claims back, and stored what it stores.
       admissionStore.close(),
+      internals.history.close().catch((err: unknown) => {
+        logger.warn({ err }, 'history store did not close cleanly');
+      }),
     ]);
     if (tracer) {
       // Requests cut when the grace period ran out end their spans in their close handlers, a

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AppContext } from './app-context.js';
 import { liveness, readiness } from './handlers/health.js';
 
-type Probe = (req: IncomingMessage, res: ServerResponse, app: AppContext) => void;
+type Probe = (req: IncomingMessage, res: ServerResponse, app: AppContext) => unknown;
 
 const PROBES: ReadonlyMap<string, Probe> = new Map<string, Probe>([
   ['/liveness', liveness],
@@ -32,6 +32,10 @@ export function createProbeServer(app: AppContext): Server {
       res.writeHead(405, { allow: 'GET, HEAD', 'content-length': 0 }).end();
       return;
     }
-    probe(req, res, app);
+    // Readiness awaits the history store; a probe that fails still answers, and never hangs.
+    Promise.resolve(probe(req, res, app)).catch(() => {
+      if (!res.headersSent) res.writeHead(500, { 'content-length': 0 });
+      res.end();
+    });
   });
 }

@@ -44,7 +44,8 @@ async function readiness(gateway: Gateway): Promise<{ status: number; body: unkn
   return { status: res.status, body: await res.json() };
 }
 
-const NOT_YET = { status: 'not ready', reason: 'tokenizer not yet registered' };
+const HISTORY = { history_store: { backend: 'memory', reachable: true } };
+const NOT_YET = { status: 'not ready', reason: 'tokenizer not yet registered', ...HISTORY };
 
 test('503 while the tokenizer loads, 200 once it is registered', async () => {
   const { gateway, connector, tokenizers, loaders } = await start();
@@ -64,7 +65,7 @@ test('503 while the tokenizer loads, 200 once it is registered', async () => {
   await waitFor(() => tokenizers.has('qwen'), 'the tokenizer to register');
   assert.deepEqual(await readiness(gateway), {
     status: 200,
-    body: { status: 'ready', healthy_workers: 1, total_workers: 1 },
+    body: { status: 'ready', healthy_workers: 1, total_workers: 1, ...HISTORY },
   });
 
   // A second model whose bundle fails its checks: logged, readiness back to 503, nothing crashes.
@@ -93,7 +94,7 @@ test('--disable-tokenizer-autoload: ready as soon as the worker is healthy, noth
   await register(gateway, 'grpc://127.0.0.1:50203');
   assert.deepEqual(await readiness(gateway), {
     status: 200,
-    body: { status: 'ready', healthy_workers: 1, total_workers: 1 },
+    body: { status: 'ready', healthy_workers: 1, total_workers: 1, ...HISTORY },
   });
   assert.equal(loaders.calls.length, 0);
 });

@@ -66,6 +66,7 @@ test('/liveness, /health and /readiness answer on the probe port as on the main 
     status: 'ready',
     healthy_workers: 1,
     total_workers: 1,
+    history_store: { backend: 'memory', reachable: true },
   });
   assert.equal(
     (await get(`${probe}/readiness`, 'HEAD')).status,
@@ -115,7 +116,11 @@ test('during the drain readiness is 503 draining on the probe port and liveness 
   await waitFor(() => gateway.internals.draining, 'the drain to start');
   const ready = await get(`${probe}/readiness`);
   assert.equal(ready.status, 503);
-  assert.deepEqual(JSON.parse(ready.body), { status: 'not ready', reason: 'draining' });
+  assert.deepEqual(JSON.parse(ready.body), {
+    status: 'not ready',
+    reason: 'draining',
+    history_store: { backend: 'memory', reachable: true },
+  });
   assert.equal((await get(`${probe}/liveness`)).status, 200);
   ac.abort();
   await stopped;

@@ -31,7 +31,12 @@ test('/liveness and /health answer OK as plain text', async () => {
 test('/readiness reports ready with worker counts; 503 when no worker is healthy', async () => {
   const res = await fetch(`${gateway.url}/readiness`);
   assert.equal(res.status, 200);
-  assert.deepEqual(await res.json(), { status: 'ready', healthy_workers: 2, total_workers: 2 });
+  assert.deepEqual(await res.json(), {
+    status: 'ready',
+    healthy_workers: 2,
+    total_workers: 2,
+    history_store: { backend: 'memory', reachable: true },
+  });
   const empty = await startTestGateway();
   try {
     const r = await fetch(`${empty.url}/readiness`);
@@ -39,6 +44,7 @@ test('/readiness reports ready with worker counts; 503 when no worker is healthy
     assert.deepEqual(await r.json(), {
       status: 'not ready',
       reason: 'insufficient healthy workers',
+      history_store: { backend: 'memory', reachable: true },
     });
   } finally {
     await empty.close();

@@ -9,9 +9,22 @@ export function liveness(_req: IncomingMessage, res: ServerResponse): void {
   sendText(res, 200, 'OK');
 }
 
-export function readiness(_req: IncomingMessage, res: ServerResponse, app: AppContext): void {
+/**
+ * `/readiness`, with the history store's state in every body. A store that is down does not make
+ * the gateway unready: only the requests that store or read history need it (they answer 503
+ * `history_store_unavailable`), and leaving load balancing would also stop this replica's chat
+ * traffic, which never touches the store.
+ */
+export async function readiness(
+  _req: IncomingMessage,
+  res: ServerResponse,
+  app: AppContext,
+): Promise<void> {
+  const historyStore = { backend: app.history.backend, reachable: await app.history.reachable() };
+  const answer = (status: number, body: Record<string, unknown>): void =>
+    sendJson(res, status, { ...body, history_store: historyStore });
   if (app.draining) {
-    sendJson(res, 503, { status: 'not ready', reason: 'draining' });
+    answer(503, { status: 'not ready', reason: 'draining' });
     return;
   }
   // Only workers that can take this gateway's traffic count: regular workers, or in PD mode at
@@ -30,15 +43,15 @@ export function readiness(_req: IncomingMessage, res: ServerResponse, app: AppCo
   const regularReady = app.registry.ofType('regular').some((w) => w.isHealthy);
   const ready = igw ? regularReady || pdReady : pd ? pdReady : healthy > 0;
   if (!ready) {
-    sendJson(res, 503, { status: 'not ready', reason: 'insufficient healthy workers' });
+    answer(503, { status: 'not ready', reason: 'insufficient healthy workers' });
     return;
   }
   // SMG's tokenizer gate: every healthy gRPC worker's model has its tokenizer registered
   // (computed per request, so a registration shows at the next probe).
   const tokenizers = app.config.disableTokenizerAutoload ? undefined : app.tokenizers;
   if (!tokenizersReady(app.registry.all(), tokenizers)) {
-    sendJson(res, 503, { status: 'not ready', reason: 'tokenizer not yet registered' });
+    answer(503, { status: 'not ready', reason: 'tokenizer not yet registered' });
     return;
   }
-  sendJson(res, 200, { status: 'ready', healthy_workers: healthy, total_workers: workers.length });
+  answer(200, { status: 'ready', healthy_workers: healthy, total_workers: workers.length });
 }

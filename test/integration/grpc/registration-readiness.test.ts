@@ -88,7 +88,8 @@ function defined(o: TokenizerLoadOptions): Parameters<typeof loadTokenizerDir>[1
   };
 }
 
-const NOT_YET = { status: 'not ready', reason: 'tokenizer not yet registered' };
+const HISTORY = { history_store: { backend: 'memory', reachable: true } };
+const NOT_YET = { status: 'not ready', reason: 'tokenizer not yet registered', ...HISTORY };
 
 void describe('registering gRPC engines with no runtime given (A1)', () => {
   for (const runtime of ['sglang', 'vllm', 'tokenspeed'] as const) {
@@ -139,7 +140,12 @@ void describe('readiness waits for the tokenizer (A2, A3)', () => {
     assert.equal(gateway.internals.tokenizers.has('remote'), false);
     await waitForReadiness(gateway);
     const ready = await readiness(gateway);
-    assert.deepEqual(ready.body, { status: 'ready', healthy_workers: 1, total_workers: 1 });
+    assert.deepEqual(ready.body, {
+      status: 'ready',
+      healthy_workers: 1,
+      total_workers: 1,
+      ...HISTORY,
+    });
     assert.match(gateway.internals.tokenizers.get('remote')?.source ?? '', /grpc:\/\//);
     // Requests are served with the fetched tokenizer: Hello world round-trips through its ids.
     const client = new OpenAI({ apiKey: 'unused', baseURL: `${gateway.url}/v1`, maxRetries: 0 });

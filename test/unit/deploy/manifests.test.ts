@@ -15,6 +15,7 @@ import { resolveLaunchFlags } from '../../../src/config/launch-flags.js';
 import type { GatewayConfig } from '../../../src/config/schema.js';
 import type { AppContext } from '../../../src/server/app-context.js';
 import { createProbeServer } from '../../../src/server/probe-server.js';
+import { NoneHistoryStore } from '../../../src/storage/none-history-store.js';
 import { repoPath } from '../../helpers/repo-root.js';
 
 // --- The manifests, as the few shapes read here --------------------------------------------
@@ -294,7 +295,7 @@ test('the probes are served by the probe server on --health-check-port', async (
 
   // The paths are the probe server's own routes: liveness answers, readiness is its handler
   // (503 draining here), and any other path is the bare 404.
-  const app = { draining: true } as unknown as AppContext;
+  const app = { draining: true, history: new NoneHistoryStore() } as unknown as AppContext;
   const server = createProbeServer(app).listen(0, '127.0.0.1');
   await once(server, 'listening');
   t.after(() => {
@@ -306,7 +307,11 @@ test('the probes are served by the probe server on --health-check-port', async (
   assert.equal(live.status, 200);
   const ready = await fetch(`${base}${readinessProbe.httpGet.path}`);
   assert.equal(ready.status, 503);
-  assert.deepEqual(await ready.json(), { status: 'not ready', reason: 'draining' });
+  assert.deepEqual(await ready.json(), {
+    status: 'not ready',
+    reason: 'draining',
+    history_store: { backend: 'none', reachable: true },
+  });
   assert.equal((await fetch(`${base}/not-a-probe`)).status, 404);
 });
 
