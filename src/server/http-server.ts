@@ -150,7 +150,7 @@ export function createGatewayServer(app: AppContext): GatewayServer {
     }
     // The inference handler takes its `--max-concurrent-requests` permit itself, once the body
     // is in: a client slow to send its body must not hold a permit (handlers/inference.ts).
-    run(match.route.handler, req, res, match.param);
+    run(match.route.handler, req, res, match.param, match.params);
   };
 
   const run = (
@@ -158,9 +158,10 @@ export function createGatewayServer(app: AppContext): GatewayServer {
     req: IncomingMessage,
     res: ServerResponse,
     param: string,
+    params: readonly string[],
   ): void => {
     try {
-      const done = handler(req, res, app, param);
+      const done = handler(req, res, app, param, params);
       if (done instanceof Promise) done.catch((err: unknown) => internalError(app, res, err));
     } catch (err) {
       internalError(app, res, err);

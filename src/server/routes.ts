@@ -3,6 +3,7 @@
  * `server.rs::build_app`.
  * A known path with the wrong method is 405; an unknown path is 404. `HEAD` runs the `GET`
  * route (axum's `get()` answers HEAD too); node:http drops the body of a HEAD response.
+ * Matching itself is route-matcher.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from './app-context.js';
@@ -21,6 +22,7 @@ import {
   tokenizerById,
   tokenizerStatus,
 } from './handlers/tokenizers-admin.js';
+import { routeMatcher, type RouteMatch } from './route-matcher.js';
 import {
   firstAvailablePrefill,
   flushCache,
@@ -28,19 +30,21 @@ import {
   proxyGetToFirstWorker,
 } from './handlers/worker-proxy.js';
 
+/**
+ * `param` is the route's first path parameter ('' when it has none), `params` all of them in path
+ * order, percent-decoded.
+ */
 export type Handler = (
   req: IncomingMessage,
   res: ServerResponse,
   app: AppContext,
   param: string,
+  params: readonly string[],
 ) => unknown;
 
 export interface Route {
   readonly method: string;
-  /**
-   * Exact path; or a prefix ending in `/` whose remainder is the route's one parameter; or
-   * `prefix/{}/last`, whose second-to-last segment is the parameter.
-   */
+  /** Exact path, or a pattern where each segment that is exactly `{}` is a parameter. */
   readonly path: string;
   /** Bounded label for HTTP metrics. */
   readonly label: string;
@@ -76,8 +80,8 @@ const get = (path: string, auth: AuthClass, handler: Handler): Route => ({
   handler,
 });
 
-const WORKER_BY_ID = '/workers/';
-const TOKENIZER_BY_ID = '/v1/tokenizers/';
+const WORKER_BY_ID = '/workers/{}';
+const TOKENIZER_BY_ID = '/v1/tokenizers/{}';
 
 /**
  * Pure PD mode (`--pd-disaggregation` without `--enable-igw`) answers the probe and info routes
@@ -85,8 +89,14 @@ const TOKENIZER_BY_ID = '/v1/tokenizers/';
  */
 const pdOr =
   (pd: Handler, other: Handler): Handler =>
-  (req, res, app, param) =>
-    (app.config.pdDisaggregation && !app.config.enableIgw ? pd : other)(req, res, app, param);
+  (req, res, app, param, params) =>
+    (app.config.pdDisaggregation && !app.config.enableIgw ? pd : other)(
+      req,
+      res,
+      app,
+      param,
+      params,
+    );
 
 const infoRoute = (path: string): Handler =>
   pdOr(proxyGetToFirstWorker(path, firstAvailablePrefill), proxyGetToFirstWorker(path));
@@ -179,84 +189,7 @@ export const ROUTES: readonly Route[] = [
   })),
 ];
 
-export type Match =
-  | { readonly kind: 'route'; readonly route: Route; readonly param: string }
-  | { readonly kind: 'method_not_allowed'; readonly allowed: string[]; readonly label: string }
-  | { readonly kind: 'not_found' };
+export type Match = RouteMatch<Route>;
 
-/** A `prefix/{}/last` route: the parameter is the segment before a fixed last one. */
-const INNER_PARAM = '{}/';
-const hasInnerParam = (path: string): boolean => path.includes(INNER_PARAM);
-
-/**
- * Exact paths, `prefix/{param}` and `prefix/{param}/last` routes, grouped once at load: matching
- * is a few map reads.
- */
-const BY_PATH = new Map<string, Route[]>();
-const BY_PREFIX = new Map<string, Route[]>();
-const BY_INNER = new Map<string, Route[]>();
-for (const route of ROUTES) {
-  const table = hasInnerParam(route.path)
-    ? BY_INNER
-    : route.path.endsWith('/')
-      ? BY_PREFIX
-      : BY_PATH;
-  table.set(route.path, [...(table.get(route.path) ?? []), route]);
-}
-
-/** The match of each exact path and method, made once: matching one allocates nothing. */
-const EXACT = new Map<string, Map<string, Match>>();
-for (const route of ROUTES) {
-  if (route.path.endsWith('/') || hasInnerParam(route.path)) continue;
-  let byMethod = EXACT.get(route.path);
-  if (byMethod === undefined) {
-    byMethod = new Map();
-    EXACT.set(route.path, byMethod);
-  }
-  byMethod.set(route.method, { kind: 'route', route, param: '' });
-}
-
-function decodeParam(raw: string): string | undefined {
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    // Malformed percent-encoding: no such resource (never a thrown error in the request handler).
-    return undefined;
-  }
-}
-
-export function matchRoute(method: string, pathname: string): Match {
-  const exact = EXACT.get(pathname)?.get(method);
-  if (exact !== undefined) return exact;
-  let routes = BY_PATH.get(pathname);
-  let param = '';
-  if (!routes) {
-    const cut = pathname.lastIndexOf('/') + 1;
-    const prefix = pathname.slice(0, cut);
-    const rest = pathname.slice(cut);
-    const decoded = rest === '' ? undefined : decodeParam(rest);
-    routes = decoded === undefined ? undefined : BY_PREFIX.get(prefix);
-    param = decoded ?? '';
-    if (!routes && cut > 1) {
-      // `prefix/{param}/last`: the parameter is the segment before the last one.
-      const start = pathname.lastIndexOf('/', cut - 2) + 1;
-      const inner = BY_INNER.get(`${pathname.slice(0, start)}${INNER_PARAM}${rest}`);
-      const value =
-        inner === undefined || start === cut - 1
-          ? undefined
-          : decodeParam(pathname.slice(start, cut - 1));
-      if (value !== undefined) {
-        routes = inner;
-        param = value;
-      }
-    }
-  }
-  if (!routes) return { kind: 'not_found' };
-  const route =
-    routes.find((r) => r.method === method) ??
-    (method === 'HEAD' ? routes.find((r) => r.method === 'GET') : undefined);
-  if (route) return { kind: 'route', route, param };
-  const allowed = routes.map((r) => r.method);
-  if (allowed.includes('GET')) allowed.push('HEAD');
-  return { kind: 'method_not_allowed', allowed, label: routes[0]?.label ?? '' };
-}
+/** The route of a method and path; an exact path's match allocates nothing. */
+export const matchRoute: (method: string, pathname: string) => Match = routeMatcher(ROUTES);
