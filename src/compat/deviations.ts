@@ -217,4 +217,19 @@ export const DELIBERATE_DEVIATIONS: readonly Deviation[] = [
     text: "With `--enable-trace`, SMG's own form of `--otlp-traces-endpoint`, `host:port` (default `localhost:4317`), works as in SMG: OTLP/gRPC in plaintext. SMG also sends OTLP/gRPC to an `http://host:port` value; Switchyard takes an `http(s)://` URL as an OTLP/HTTP receiver (JSON bodies, `/v1/traces` appended when the URL has no path), so such a value needs the collector's OTLP/HTTP port (usually 4318; startup warns when it is 4317). The spans are Switchyard's own (a server span per request, an attempt span per try, a span per PD leg), not SMG's `http_request` and `grpc_execute`; and the client's `traceparent`/`tracestate` reach gRPC engines as metadata even when tracing is off.",
     doc: 'docs/observability.md (Traces)',
   },
+  {
+    title: 'The memory history store is bounded',
+    text: "SMG's `--history-backend memory` keeps every stored response and conversation until the process ends; Switchyard keeps at most `--history-memory-max-responses` (10000) responses and `--history-memory-max-conversations` (10000) conversations, the oldest dropped first. A dropped conversation takes its links and the items no other conversation links, and a `previous_response_id` chain ends at a dropped response.",
+    doc: 'docs/storage.md (Memory backend and its bounds)',
+  },
+  {
+    title: '`--redis-retention-days 0` is refused',
+    text: 'SMG takes it and sets `EXPIRE 0` on every record it writes, which deletes the record at once: a store that keeps nothing while every write succeeds. Switchyard exits 2 with `--history-backend redis` and a retention of 0, pointing to a number of days, a negative value (no expiry) or `--history-backend none`.',
+    doc: 'docs/storage.md (Redis)',
+  },
+  {
+    title: '`/readiness` reports the history store',
+    text: 'Every `/readiness` body also carries `history_store: {backend, reachable}`. An unreachable Redis or Postgres does not change the status: the requests that need the store answer 503 `history_store_unavailable`, and the replica keeps serving the traffic that never touches it.',
+    doc: 'docs/storage.md (Readiness)',
+  },
 ];

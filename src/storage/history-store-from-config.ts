@@ -72,7 +72,7 @@ export async function historyStoreFromConfig(
 ): Promise<HistoryStore> {
   if (config.historyBackend === 'memory' && config.workers > 1) {
     // Each process of `--workers N` has its own memory: a response stored through one is not
-    // found through another, and the primary hands connections to them at random.
+    // found through another, and the primary spreads connections over them.
     deps.logger.warn(
       { workers: config.workers },
       'each gateway process keeps its own memory history store: a stored response or conversation is found only by the process that stored it; use --history-backend redis or postgres to share them',
