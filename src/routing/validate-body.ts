@@ -11,6 +11,7 @@ import { MAX_BATCH_ITEMS, MAX_N, MAX_SEQUENCES } from './request-limits.js';
 import { U32_MAX } from '../util/rust-int-limits.js';
 import type { Endpoint } from './endpoint.js';
 import { validateMessages } from './validate-messages.js';
+import { validateResponses } from './validate-responses.js';
 
 function invalid(message: string): GatewayError {
   return new GatewayError('invalid_body', message);
@@ -141,9 +142,10 @@ export function validateBody(endpoint: Endpoint, body: JsonObject): void {
       return validateGenerate(body);
     case 'messages':
       return validateMessages(body);
+    case 'responses':
+      return validateResponses(body);
     case 'embeddings':
     case 'rerank':
-    case 'responses':
       return;
   }
 }
