@@ -25,6 +25,7 @@ import type { GrpcPlan } from './plan.js';
 import { stopConfig, type PreparedPrompt } from './prepare.js';
 import { GenerateStreamBody, type StreamOutcome } from './stream-body.js';
 import { MessagesFramer } from './messages/messages-framer.js';
+import { ResponsesFramer } from './responses/responses-framer.js';
 import { OpenAiFramer } from './openai-framer.js';
 import type { StreamFramer } from './stream-framer.js';
 
@@ -90,7 +91,7 @@ export async function answerFromCall(
   let outcome: { end: StreamOutcome; error?: unknown } | undefined;
   const body = new GenerateStreamBody({
     call,
-    framer: framerFor(plan, i.meta, prepared, ctx.startTime),
+    framer: framerFor(ctx, plan, i.meta, prepared),
     choice: newChoice,
     onEnd: (end, error) => {
       outcome = { end, error };
@@ -118,13 +119,21 @@ function untilClosed(call: GenerateCall, held: readonly Lease[]): AnswerLease {
 }
 
 function framerFor(
+  ctx: RequestContext,
   plan: GrpcPlan,
   meta: ResponseMeta,
   prepared: PreparedPrompt,
-  startTime: number,
 ): StreamFramer {
   if (plan.kind === 'messages') return new MessagesFramer(meta, prepared.inputIds.length);
-  return new OpenAiFramer(plan, meta, prepared.text, startTime);
+  if (plan.kind === 'responses' && plan.responses !== undefined)
+    return new ResponsesFramer(plan.responses, prepared.inputIds.length, finishOf(ctx));
+  return new OpenAiFramer(plan, meta, prepared.text, ctx.startTime);
+}
+
+/** How a finished Responses answer is stored before the client hears it is complete. */
+function finishOf(ctx: RequestContext): (response: Record<string, unknown>) => Promise<void> {
+  const turn = ctx.responses;
+  return turn === undefined ? () => Promise.resolve() : (response) => turn.finish(response);
 }
 
 async function collectAnswer(
@@ -142,6 +151,8 @@ async function collectAnswer(
     if (ctx.signal.aborted) throw ctx.signal.reason;
     call.markCompleted();
     worker.circuit.record('success');
+    // A stored response is stored before it is answered: a store outage is the client's 503.
+    if (plan.kind === 'responses') await finishOf(ctx)(body as Record<string, unknown>);
     return bufferAnswer(200, { ...JSON_HEADERS, ...headers }, Buffer.from(JSON.stringify(body)), {
       routedTo: worker,
       leases: i.leases,

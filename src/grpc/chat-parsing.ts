@@ -8,7 +8,7 @@
  */
 import type { ReasoningParser, ToolParser } from '../parsers/types.js';
 import type { ChatParsing } from './chat-output.js';
-import type { GrpcPlan } from './plan.js';
+import { baseKind, type GrpcPlan } from './plan.js';
 
 /** The parsers configured for, or detected from, a model id. */
 export interface ModelParsers {
@@ -42,7 +42,7 @@ export function chatParsingFor(
   model: string,
   parsers: ModelParsers | undefined,
 ): ChatParsing | undefined {
-  if ((plan.kind !== 'chat' && plan.kind !== 'messages') || parsers === undefined) return undefined;
+  if (baseKind(plan) !== 'chat' || parsers === undefined) return undefined;
   const found = plan.separateReasoning === false ? undefined : parsers.reasoning(model);
   // `passthrough` leaves every character content: the plain path does that without a parser.
   const reasoning = found?.name === 'passthrough' ? undefined : found;

@@ -4,7 +4,8 @@ import { parseChatAnswer, type ChatParsing } from './chat-output.js';
 import type { ChoiceState } from './choice.js';
 import { finalBody, type ResponseMeta } from './formats.js';
 import { messageBody } from './messages/messages-shapes.js';
-import type { GrpcPlan } from './plan.js';
+import { responseBody } from './responses/responses-shapes.js';
+import { baseKind, type GrpcPlan } from './plan.js';
 import type { PreparedPrompt } from './prepare.js';
 
 /** A non-streamed answer: every sample's `complete`, decoded and stop-trimmed here. */
@@ -33,7 +34,10 @@ export async function collect(
   if (parsing !== undefined) for (const c of ordered) c.parsed = parseChatAnswer(c.text, parsing);
   // A Messages request has one sample (the API has no `n`); `ordered` is never empty here.
   if (plan.kind === 'messages') return messageBody(meta, ordered[0] as ChoiceState);
-  return finalBody(plan.kind, meta, ordered, {
+  // A Responses request has one sample too; its head was fixed when the request was planned.
+  if (plan.kind === 'responses' && plan.responses !== undefined)
+    return responseBody(plan.responses, ordered[0] as ChoiceState, prepared.inputIds.length);
+  return finalBody(baseKind(plan), meta, ordered, {
     wantLogprobs: plan.logprobs !== undefined,
     echoText: plan.echo ? prepared.text : undefined,
     latencySecs: (performance.now() - startTime) / 1000,

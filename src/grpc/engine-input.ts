@@ -9,7 +9,7 @@ import type { ModelTokenizer } from '../tokenizer/types.js';
 import { uuidv7 } from '../util/uuid7.js';
 import type { Worker } from '../workers/worker.js';
 import type { ResponseMeta } from './formats.js';
-import type { GrpcPlan } from './plan.js';
+import { baseKind, type GrpcPlan } from './plan.js';
 import {
   checkContextLength,
   foldSingleTokenStops,
@@ -62,7 +62,7 @@ export function engineInput(
 ): GenerateInput {
   return {
     // The engine runs a Messages request as the chat it was rendered from.
-    kind: plan.kind === 'messages' ? 'chat' : plan.kind,
+    kind: baseKind(plan),
     requestId,
     inputIds: prepared.inputIds,
     originalText: prepared.text,

@@ -17,7 +17,7 @@ import {
   usageFrame,
   type ResponseMeta,
 } from './formats.js';
-import type { GrpcPlan } from './plan.js';
+import { baseKind, type GrpcPlan } from './plan.js';
 import type { StreamFramer } from './stream-framer.js';
 
 export class OpenAiFramer implements StreamFramer {
@@ -30,8 +30,7 @@ export class OpenAiFramer implements StreamFramer {
     private readonly echoText: string,
     private readonly startTime: number,
   ) {
-    // Anthropic Messages plans are framed by their own framer.
-    this.#kind = plan.kind === 'messages' ? 'chat' : plan.kind;
+    this.#kind = baseKind(plan);
   }
 
   frames(out: EngineOutput, c: ChoiceState): string {

@@ -8,11 +8,14 @@ import type { SamplingInput } from '../engine/types.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../routing/request-context.js';
 import type { ChatTemplateInput } from '../tokenizer/types.js';
-import { isJsonObject, type JsonObject } from '../util/json.js';
-import { badParam, chatSampling, completionSampling, generateSampling } from './sampling.js';
-import { multimodal, templateMessages } from './chat-messages.js';
+import { isJsonObject } from '../util/json.js';
+import { chatPlan, topLogprobs } from './chat-plan.js';
+import { badParam, completionSampling, generateSampling } from './sampling.js';
+import { multimodal } from './chat-messages.js';
 import { messagesPlan } from './messages/messages-plan.js';
-import { chatToolsOf, toolConstraint, type ChatTools } from './tools.js';
+import type { ResponseHead } from './responses/responses-shapes.js';
+import { responsesPlan } from './responses/responses-plan.js';
+import type { ChatTools } from './tools.js';
 
 export type PromptInput =
   | { kind: 'chat'; input: ChatTemplateInput }
@@ -20,8 +23,11 @@ export type PromptInput =
   | { kind: 'ids'; ids: readonly number[] };
 
 export interface GrpcPlan {
-  /** `messages`: an Anthropic Messages request, generated as a chat and answered in its shape. */
-  kind: 'chat' | 'completion' | 'generate' | 'messages';
+  /**
+   * `messages`: an Anthropic Messages request, and `responses` an OpenAI Responses request, each
+   * generated as a chat and answered in its own API's shape.
+   */
+  kind: 'chat' | 'completion' | 'generate' | 'messages' | 'responses';
   stream: boolean;
   includeUsage: boolean;
   sampling: SamplingInput;
@@ -34,13 +40,16 @@ export interface GrpcPlan {
   tools?: ChatTools | undefined;
   /** Chat: split reasoning from content when the model has a reasoning parser (SMG's default). */
   separateReasoning?: boolean;
+  /** Responses: the response's id, time, model and echoed request fields. */
+  responses?: ResponseHead | undefined;
 }
 
-function kwargs(body: JsonObject): Record<string, unknown> | undefined {
-  const k = body.chat_template_kwargs;
-  if (k === undefined || k === null) return undefined;
-  if (!isJsonObject(k)) throw badParam("'chat_template_kwargs' must be an object");
-  return k;
+/**
+ * The OpenAI shape a plan's engine request and frames take: Messages and Responses requests are
+ * generated as chats (only their answers have another shape).
+ */
+export function baseKind(plan: Pick<GrpcPlan, 'kind'>): 'chat' | 'completion' | 'generate' {
+  return plan.kind === 'messages' || plan.kind === 'responses' ? 'chat' : plan.kind;
 }
 
 /** Completions and /generate take one prompt; a batch of several is refused (not built yet). */
@@ -55,50 +64,13 @@ function singlePrompt(value: unknown, field: string): PromptInput {
   );
 }
 
-/** The count the client named, capped at 20 (OpenAI's maximum); undefined when it named none. */
-function topLogprobs(body: JsonObject, field: string): number | undefined {
-  const v = body[field];
-  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? Math.min(v, 20) : undefined;
-}
-
-/** `required` and named tool choices are enforced by a constraint: it cannot join another. */
-function withToolConstraint(sampling: SamplingInput, tools: ChatTools | undefined): SamplingInput {
-  const constraint = tools === undefined ? undefined : toolConstraint(tools);
-  if (constraint === undefined) return sampling;
-  if (sampling.constraint !== undefined)
-    throw badParam(
-      'A \'tool_choice\' of "required" or a named function cannot be combined with response_format, regex, ebnf, json_schema or structural_tag',
-    );
-  return { ...sampling, constraint };
-}
-
 export function planFor(ctx: RequestContext): GrpcPlan {
   const body = ctx.body;
   const streamOptions = isJsonObject(body.stream_options) ? body.stream_options : undefined;
   const includeUsage = streamOptions?.include_usage === true;
   switch (ctx.endpoint) {
-    case 'chat': {
-      const tools = chatToolsOf(body);
-      const input: ChatTemplateInput = {
-        messages: templateMessages(body),
-        addGenerationPrompt: true,
-        continueFinalMessage: body.continue_final_message === true,
-        chatTemplateKwargs: kwargs(body),
-        tools: tools?.templateTools,
-      };
-      return {
-        kind: 'chat',
-        stream: ctx.stream,
-        includeUsage,
-        sampling: withToolConstraint(chatSampling(body), tools),
-        tools,
-        separateReasoning: body.separate_reasoning !== false,
-        logprobs:
-          body.logprobs === true ? { topLogprobs: topLogprobs(body, 'top_logprobs') } : undefined,
-        echo: false,
-        prompt: { kind: 'chat', input },
-      };
-    }
+    case 'chat':
+      return chatPlan(body, ctx.stream, includeUsage);
     case 'completion': {
       if (body.suffix !== undefined && body.suffix !== null)
         throw badParam("'suffix' is not supported in gRPC mode");
@@ -138,9 +110,10 @@ export function planFor(ctx: RequestContext): GrpcPlan {
     }
     case 'messages':
       return messagesPlan(body, ctx.stream);
+    case 'responses':
+      return responsesPlan(ctx);
     case 'embeddings':
     case 'rerank':
-    case 'responses':
       throw new GatewayError(
         'not_found',
         `/${ctx.endpointLabel} is not served by gRPC workers yet; register the worker by its http:// URL`,

@@ -8,6 +8,7 @@ import type { JsonObject } from '../util/json.js';
 import type { Endpoint } from './endpoint.js';
 import { endpointLabel } from '../observability/metric-labels.js';
 import type { RequestSpan } from '../observability/tracing.js';
+import type { ResponsesTurn } from '../responses/responses-turn.js';
 import { UNKNOWN_MODEL_ID } from '../workers/worker.js';
 import {
   parseRoutingKey,
@@ -50,6 +51,8 @@ export interface RequestContext {
   readonly rid: string | undefined;
   /** The request's span with `--enable-trace`; undefined (and never touched) otherwise. */
   readonly trace?: RequestSpan | undefined;
+  /** `/v1/responses`: the turn's storage (its body's `input` already holds the history). */
+  readonly responses?: ResponsesTurn | undefined;
 }
 
 /** What one request brings to its context. */
