@@ -20,6 +20,8 @@ export function sanitizePrefill(endpoint: Endpoint, body: JsonObject): JsonObjec
   if (out.n !== undefined) out.n = 1;
   if (endpoint === 'responses') {
     out.max_output_tokens = 1;
+    // The prefill's one-token answer is nobody's response: the worker keeps no copy of it.
+    out.store = false;
   } else if (endpoint === 'chat' && out.max_completion_tokens !== undefined) {
     // Engines reject both spellings at once: keep the one the client used.
     out.max_completion_tokens = 1;

@@ -9,7 +9,14 @@ import type { Lease } from '../../util/lease.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { sendError } from '../../errors/respond.js';
 import type { Endpoint } from '../../routing/endpoint.js';
-import { buildRequestContext, type ContextDeps } from '../../routing/request-context.js';
+import type { Answer } from '../../routing/answer.js';
+import {
+  buildRequestContext,
+  type ContextDeps,
+  type RequestContext,
+} from '../../routing/request-context.js';
+import { prepareTurn } from '../../responses/prepare-turn.js';
+import { storeRelayedAnswer } from '../../responses/store-relayed.js';
 import type { AppContext } from '../app-context.js';
 import { anthropicCredential } from '../auth.js';
 import type { BodyCharge } from '../body-budget.js';
@@ -77,6 +84,17 @@ function contextDeps(app: AppContext): ContextDeps {
   return deps;
 }
 
+/**
+ * The router's answer; a Responses answer relayed from an HTTP worker is stored on its way out
+ * (the gRPC pipeline stores the responses it makes itself).
+ */
+async function routed(app: AppContext, ctx: RequestContext): Promise<Answer> {
+  const answer = await app.router.route(ctx);
+  const turn = ctx.responses;
+  if (turn === undefined || answer.routedTo?.connectionMode === 'grpc') return answer;
+  return storeRelayedAnswer(answer, turn);
+}
+
 export function inferenceHandler(endpoint: Endpoint) {
   // Anthropic clients may send their key as `x-api-key`; it reaches a worker as a bearer token.
   const credential = endpoint === 'messages' ? anthropicCredential : undefined;
@@ -109,7 +127,7 @@ export function inferenceHandler(endpoint: Endpoint) {
       // Admitted before parsing: parsing a large body is work the limit is there to bound.
       if (app.limiter) permit = await admit(app.limiter, client.signal);
       const headers = clientHeadersOf(req);
-      const ctx = buildRequestContext(
+      const edge = buildRequestContext(
         {
           endpoint,
           path,
@@ -124,8 +142,10 @@ export function inferenceHandler(endpoint: Endpoint) {
         },
         contextDeps(app),
       );
+      // A Responses request continues what the history store holds, and is stored when done.
+      const ctx = endpoint === 'responses' ? await prepareTurn(edge, app.history) : edge;
       trace?.set('gen_ai.request.model', ctx.model);
-      const answer = await app.router.route(ctx);
+      const answer = await routed(app, ctx);
       const end = await writeAnswer(res, answer);
       trace?.end(answer.status, end === 'complete' ? undefined : end);
     } catch (err) {
