@@ -22,6 +22,12 @@ import {
   tokenizerById,
   tokenizerStatus,
 } from './handlers/tokenizers-admin.js';
+import {
+  cancelStoredResponse,
+  deleteStoredResponse,
+  getStoredResponse,
+  listInputItems,
+} from './handlers/stored-responses.js';
 import { routeMatcher, type RouteMatch } from './route-matcher.js';
 import {
   firstAvailablePrefill,
@@ -84,6 +90,26 @@ const WORKER_BY_ID = '/workers/{}';
 const TOKENIZER_BY_ID = '/v1/tokenizers/{}';
 
 /**
+ * A route over the history store (`app.history`): served the same in every mode, HTTP or gRPC,
+ * regular or PD, since it never reaches a worker; data-plane auth, as SMG's.
+ */
+const history = (method: string, path: string, label: string, handler: Handler): Route => ({
+  method,
+  path,
+  label,
+  auth: 'data',
+  handler,
+});
+
+const RESPONSE = '/v1/responses/{response_id}';
+const HISTORY_ROUTES: readonly Route[] = [
+  history('GET', '/v1/responses/{}', RESPONSE, getStoredResponse),
+  history('DELETE', '/v1/responses/{}', RESPONSE, deleteStoredResponse),
+  history('GET', '/v1/responses/{}/input_items', `${RESPONSE}/input_items`, listInputItems),
+  history('POST', '/v1/responses/{}/cancel', `${RESPONSE}/cancel`, cancelStoredResponse),
+];
+
+/**
  * Pure PD mode (`--pd-disaggregation` without `--enable-igw`) answers the probe and info routes
  * as SMG's PD router does; the other modes proxy them to the first available worker.
  */
@@ -118,6 +144,7 @@ export const ROUTES: readonly Route[] = [
   inference('/v1/rerank', 'rerank'),
   inference('/rerank', 'rerank'),
   inference('/v1/responses', 'responses'),
+  ...HISTORY_ROUTES,
   get('/v1/models', 'public', listModels),
   get('/liveness', 'public', liveness),
   get('/health', 'public', liveness),
