@@ -23,6 +23,18 @@ import {
   tokenizerStatus,
 } from './handlers/tokenizers-admin.js';
 import {
+  createConversation,
+  deleteConversation,
+  getConversation,
+  updateConversation,
+} from './handlers/conversations.js';
+import {
+  createConversationItems,
+  deleteConversationItem,
+  getConversationItem,
+  listConversationItems,
+} from './handlers/conversation-items.js';
+import {
   cancelStoredResponse,
   deleteStoredResponse,
   getStoredResponse,
@@ -102,11 +114,30 @@ const history = (method: string, path: string, label: string, handler: Handler):
 });
 
 const RESPONSE = '/v1/responses/{response_id}';
+const CONVERSATION = '/v1/conversations/{conversation_id}';
 const HISTORY_ROUTES: readonly Route[] = [
   history('GET', '/v1/responses/{}', RESPONSE, getStoredResponse),
   history('DELETE', '/v1/responses/{}', RESPONSE, deleteStoredResponse),
   history('GET', '/v1/responses/{}/input_items', `${RESPONSE}/input_items`, listInputItems),
   history('POST', '/v1/responses/{}/cancel', `${RESPONSE}/cancel`, cancelStoredResponse),
+  history('POST', '/v1/conversations', '/v1/conversations', createConversation),
+  history('GET', '/v1/conversations/{}', CONVERSATION, getConversation),
+  history('POST', '/v1/conversations/{}', CONVERSATION, updateConversation),
+  history('DELETE', '/v1/conversations/{}', CONVERSATION, deleteConversation),
+  history('GET', '/v1/conversations/{}/items', `${CONVERSATION}/items`, listConversationItems),
+  history('POST', '/v1/conversations/{}/items', `${CONVERSATION}/items`, createConversationItems),
+  history(
+    'GET',
+    '/v1/conversations/{}/items/{}',
+    `${CONVERSATION}/items/{item_id}`,
+    getConversationItem,
+  ),
+  history(
+    'DELETE',
+    '/v1/conversations/{}/items/{}',
+    `${CONVERSATION}/items/{item_id}`,
+    deleteConversationItem,
+  ),
 ];
 
 /**

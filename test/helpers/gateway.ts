@@ -42,6 +42,8 @@ export async function startTestGateway(
     grpc?: GrpcConnector;
     tokenizers?: NonNullable<ComponentOptions['tokenizers']>;
     kube?: NonNullable<ComponentOptions['kube']>;
+    /** The history store, in place of the one `--history-backend` names. */
+    history?: NonNullable<ComponentOptions['history']>;
   } = {},
 ): Promise<Gateway> {
   const config = buildConfig(parseFlags([...TEST_DEFAULTS, ...flags], GATEWAY_FLAGS));
