@@ -8,27 +8,6 @@ import type { HistoryStore } from './history-store.js';
 import { MemoryHistoryStore } from './memory-history-store.js';
 import { NoneHistoryStore } from './none-history-store.js';
 
-// The Redis and Postgres backends are written beside this file at the same time; until they
-// land, their entry points are typed here and imported by a name tsc does not resolve.
-const REDIS_MODULE = './redis-history-store.js';
-const POSTGRES_MODULE = './postgres-history-store.js';
-
-interface RedisModule {
-  readonly openRedisHistoryStore: (opts: {
-    url: string;
-    poolMaxSize: number;
-    retentionDays: number | undefined;
-  }) => Promise<HistoryStore>;
-}
-
-interface PostgresModule {
-  readonly openPostgresHistoryStore: (opts: {
-    url: string;
-    poolMaxSize: number;
-    logger?: Pick<Logger, 'warn' | 'info'> | undefined;
-  }) => Promise<HistoryStore>;
-}
-
 type HistoryConfig = Pick<
   GatewayConfig,
   | 'historyBackend'
@@ -81,14 +60,14 @@ export async function historyStoreFromConfig(
   const local = localHistoryStore(config);
   if (local) return local;
   if (config.historyBackend === 'redis') {
-    const { openRedisHistoryStore } = (await import(REDIS_MODULE)) as RedisModule;
+    const { openRedisHistoryStore } = await import('./redis-history-store.js');
     return openRedisHistoryStore({
       url: required(config.redisUrl, '--redis-url'),
       poolMaxSize: config.redisPoolMaxSize,
       retentionDays: config.redisRetentionDays,
     });
   }
-  const { openPostgresHistoryStore } = (await import(POSTGRES_MODULE)) as PostgresModule;
+  const { openPostgresHistoryStore } = await import('./postgres-history-store.js');
   return openPostgresHistoryStore({
     url: required(config.postgresDbUrl, '--postgres-db-url'),
     poolMaxSize: config.postgresPoolMaxSize,
