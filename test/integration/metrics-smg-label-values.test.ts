@@ -127,8 +127,14 @@ before(async () => {
     documents: ['d'],
     max_tokens: 2,
   };
+  // `text` is /generate's prompt; on /v1/responses it is the output format, which must be an object.
   for (const route of Object.keys(ENDPOINT_BY_ROUTE))
-    await (await postJson(`${regular.url}${route}`, body)).arrayBuffer();
+    await (
+      await postJson(
+        `${regular.url}${route}`,
+        route === '/v1/responses' ? { ...body, text: undefined } : body,
+      )
+    ).arrayBuffer();
   await (
     await postJson(`${regular.url}/v1/chat/completions`, { ...body, stream: true })
   ).arrayBuffer();

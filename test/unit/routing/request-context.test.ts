@@ -18,14 +18,14 @@ interface Options {
 
 /**
  * Builds a context from the client's raw bytes, parsed the way the inference handler does. The
- * route is /v1/responses, whose body has no required fields, so these tests isolate the model,
+ * route is /v1/embeddings, whose body has no required fields, so these tests isolate the model,
  * bytes and request id; per-endpoint field checks are in validate-body.test.ts.
  */
 function build(raw: string | Buffer, opts: Options = {}): { ctx: RequestContext; raw: Buffer } {
   const bytes = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
   const input: RequestInput = {
-    endpoint: 'responses',
-    path: '/v1/responses',
+    endpoint: 'embeddings',
+    path: '/v1/embeddings',
     body: JSON.parse(bytes.toString('utf8')) as JsonObject,
     raw: bytes,
     headers: opts.headers ?? {},
@@ -103,8 +103,8 @@ void describe('buildRequestContext: model and body bytes', () => {
   void it('carries the route, headers and signal through', () => {
     const headers = { 'x-custom': 'v' };
     const { ctx } = build('{"model":"m"}', { headers });
-    assert.equal(ctx.endpoint, 'responses');
-    assert.equal(ctx.path, '/v1/responses');
+    assert.equal(ctx.endpoint, 'embeddings');
+    assert.equal(ctx.path, '/v1/embeddings');
     assert.equal(ctx.headers, headers);
     assert.equal(ctx.signal.aborted, false);
     assert.equal(typeof ctx.startTime, 'number');

@@ -53,7 +53,7 @@ void describe('accepted shapes', () => {
     ['generate', { input_ids: [[1], [2]] }],
     ['generate', { input_embeds: [[0.1]] }],
     ['embeddings', { input: ['a', 'b'] }],
-    ['responses', { input: 'x', stream: false }],
+    ['responses', { model: 'm', input: 'x', stream: false }],
   ];
   for (const [endpoint, body] of accepted) {
     it(`${endpoint} ${JSON.stringify(body).slice(0, 80)}`, () => {
