@@ -1,7 +1,8 @@
-// Medians over reps, the per-workload tables and the two targets of the gRPC benchmark
-// (issue 16): ≤ 25 µs of gateway CPU per streamed token, and a cached (L0) chat prompt at most
-// 2× the gateway CPU of the same request relayed over HTTP. Each metric's median is taken on
-// its own, as in the overhead benchmark.
+// Medians over reps, the per-workload tables and the targets of the gRPC benchmark: ≤ 25 µs of
+// gateway CPU per streamed token and a cached (L0) chat prompt at most 2× the gateway CPU of the
+// same request relayed over HTTP (issue 16), and a Responses stream at most 1.1× a chat stream's
+// CPU per token on the same path (issue 30; Messages beside it for reading). Each metric's
+// median is taken on its own, as in the overhead benchmark.
 import type { RunRecord } from '../overhead/report.js';
 import type { Workload } from '../overhead/workloads.js';
 import { median, round } from '../lib/stats.js';
@@ -10,6 +11,7 @@ import { STREAM_TOKENS } from './workloads.js';
 
 export const TOKEN_CPU_TARGET_US = 25;
 export const CACHED_CHAT_RATIO_TARGET = 2;
+export const RESPONSES_TOKEN_RATIO_TARGET = 1.1;
 
 export interface Aggregate {
   workload: string;
@@ -195,10 +197,55 @@ function targets(runs: readonly RunRecord[], aggregates: readonly Aggregate[]): 
           : 'L0 on, every prompt new',
     ]);
   }
+  surfaceRows(runs, get, out, rows);
   printTable(
     'Targets (gateway CPU from /proc, medians)',
     ['measure', 'value', 'per rep', 'target'],
     rows,
   );
   return out;
+}
+
+/**
+ * Per streamed token, each API surface against chat on the same path: a Responses stream (its
+ * target) and an Anthropic Messages stream. Both streams carry STREAM_TOKENS tokens, so the ratio
+ * of whole-stream CPU is the ratio per token; the marginal one ((stream − its 1-token request)
+ * ÷ (tokens − 1) on each side) leaves the request's own path out and is noisier.
+ */
+function surfaceRows(
+  runs: readonly RunRecord[],
+  get: (w: string, p: string) => Aggregate | undefined,
+  out: Report['targets'],
+  rows: (string | number)[][],
+): void {
+  const surfaces = [
+    { label: 'Responses', stream: 'resp-stream', single: 'responses', target: true },
+    { label: 'Messages', stream: 'msg-stream', single: 'messages', target: false },
+  ] as const;
+  for (const sf of surfaces) {
+    for (const p of ['grpc', 'grpc-l0', 'http']) {
+      const a = get(sf.stream, p);
+      const c = get('stream', p);
+      if (!a || !c) continue;
+      const value = a.cpuUsPerToken / c.cpuUsPerToken;
+      const marginalOf = (s: Aggregate, one: Aggregate | undefined): number =>
+        one ? (s.cpuUsPerReq - one.cpuUsPerReq) / (STREAM_TOKENS - 1) : NaN;
+      const marginal = marginalOf(a, get(sf.single, p)) / marginalOf(c, get('chat', p));
+      const reps = perRep(runs, [sf.stream, p], ['stream', p]);
+      out[`${sf.stream} ${p} µs per token / chat stream`] = {
+        ratio: round(value, 3),
+        marginalRatio: round(marginal, 3),
+        perRepMedian: round(median(reps), 3),
+        ...(sf.target ? { target: RESPONSES_TOKEN_RATIO_TARGET } : {}),
+      };
+      rows.push([
+        `${sf.label} stream ÷ chat stream per token, ${p}`,
+        `${fmt(a.cpuUsPerToken, 1)} ÷ ${fmt(c.cpuUsPerToken, 1)} µs = ${ratio(a.cpuUsPerToken, c.cpuUsPerToken)} (marginal ${fmt(marginal, 2)}×)`,
+        reps.map((v) => fmt(v, 2)).join(' / '),
+        sf.target
+          ? `≤ ${RESPONSES_TOKEN_RATIO_TARGET}×: ${verdict(value <= RESPONSES_TOKEN_RATIO_TARGET, `${ratio(value, RESPONSES_TOKEN_RATIO_TARGET)} of target`)}`
+          : 'for reading (no target)',
+      ]);
+    }
+  }
 }

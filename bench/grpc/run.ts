@@ -7,12 +7,13 @@
 //   grpc-l0  the same with --tokenizer-cache-enable-l0 (exact-match encode + render caches);
 //   grpc-parsed  grpc with --reasoning-parser qwen3 (what a Qwen model gets by its name): the
 //            answer has no tags, so this is the parsers' cost on plain content.
-// The `messages` workloads send the small chat as Anthropic Messages requests: relayed on the
-// http path, rendered and framed as Anthropic events by the gateway on the grpc paths.
+// The `messages` workloads send the small chat as Anthropic Messages requests, the `responses`
+// ones as OpenAI Responses requests (store false): relayed on the http path, rendered and framed
+// as Anthropic or Responses events by the gateway on the grpc paths.
 // Both fleets answer at once and then one token per millisecond. Pinning, interleaving, medians
 // and the CPU reading are those of bench/overhead (see docs/benchmarks.md).
 //
-//   node --import tsx bench/grpc/run.ts              (~3 min; writes bench/results/grpc.json)
+//   node --import tsx bench/grpc/run.ts              (~6 min; writes bench/results/grpc.json)
 //   GRPC_BENCH_REPS=1 GRPC_BENCH_SECONDS=2 ...       (quick look)
 //   node --import tsx bench/grpc/run.ts --profile    (grpc-l0 under node --cpu-prof)
 import { ownProcessGroup, pinSelf, type Managed } from '../lib/proc.js';
@@ -47,15 +48,22 @@ async function sanity(name: string, url: string, grpc: boolean): Promise<string>
   for (const w of WORKLOADS) {
     const text = await post(w);
     if (w.stream) {
+      // A chat chunk with content, an Anthropic text_delta, or a Responses output_text delta
+      // (its data line: the `event:` line above it names the type too).
       const content = text
         .split('\n')
         .filter(
           (l) =>
-            (l.includes('"content":"') && !/"content":""/.test(l)) || l.includes('"text_delta"'),
+            (l.includes('"content":"') && !/"content":""/.test(l)) ||
+            l.includes('"text_delta"') ||
+            (l.startsWith('data:') && l.includes('"type":"response.output_text.delta"')),
         );
       if (content.length !== STREAM_TOKENS)
-        throw new Error(`${name} stream: ${content.length} content events, want ${STREAM_TOKENS}`);
+        throw new Error(
+          `${name} ${w.name}: ${content.length} content events, want ${STREAM_TOKENS}`,
+        );
     } else {
+      // Chat's usage says prompt_tokens; Anthropic's and the Responses API's say input_tokens.
       const usage = (
         JSON.parse(text) as { usage?: { prompt_tokens?: number; input_tokens?: number } }
       ).usage;
@@ -127,7 +135,16 @@ async function main(): Promise<void> {
         origins: [http.url],
         proc: http.proc,
         sim: httpFleet.proc,
-        workloads: ['chat', 'chat-open', 'long', 'stream', 'messages', 'msg-stream'],
+        workloads: [
+          'chat',
+          'chat-open',
+          'long',
+          'stream',
+          'messages',
+          'msg-stream',
+          'responses',
+          'resp-stream',
+        ],
       },
       // With L0 off the fixed long chat is tokenized afresh every time: "long" is the miss.
       {
@@ -135,7 +152,7 @@ async function main(): Promise<void> {
         origins: [grpc.url],
         proc: grpc.proc,
         sim: grpcFleet.proc,
-        workloads: ['chat', 'long', 'stream', 'messages', 'msg-stream'],
+        workloads: ['chat', 'long', 'stream', 'messages', 'msg-stream', 'responses', 'resp-stream'],
       },
       { name: 'grpc-l0', origins: [grpcL0.url], proc: grpcL0.proc, sim: grpcFleet.proc },
       {

@@ -1,6 +1,7 @@
 // Workloads of the gRPC benchmark: chat completions sent to a gateway in front of an HTTP fleet
 // (the relay) and in front of a gRPC fleet (the tokenizing pipeline), each a closed loop of 32
-// clients as in the overhead benchmark. Non-streamed requests ask for one token, so what they
+// clients as in the overhead benchmark, and the small chat again as Anthropic Messages and
+// OpenAI Responses requests, so each surface's cost reads against chat's in the same run. Non-streamed requests ask for one token, so what they
 // measure is the prompt's path (parse, route, render, tokenize, one engine call, one answer).
 import { fileURLToPath } from 'node:url';
 import type { Workload } from '../overhead/workloads.js';
@@ -41,6 +42,31 @@ function messagesRequest(extra: Record<string, unknown> = {}): Workload['request
   };
 }
 
+/**
+ * The same conversation as an OpenAI Responses request: the system prompt as `instructions`, the
+ * user turn as one message item (what Codex and the Agents SDK send). `store: false`, so a
+ * Responses row next to chat's measures the pipeline and its framing, not the history store
+ * (bench/history-store measures that).
+ */
+function responsesRequest(extra: Record<string, unknown> = {}): Workload['request'] {
+  const [system, ...turns] = SMALL_CHAT;
+  return {
+    path: '/v1/responses',
+    body: JSON.stringify({
+      model: 'sim-model',
+      instructions: system?.content,
+      input: turns.map((t) => ({
+        type: 'message',
+        role: t.role,
+        content: [{ type: 'input_text', text: t.content }],
+      })),
+      max_output_tokens: 1,
+      store: false,
+      ...extra,
+    }),
+  };
+}
+
 export const WORKLOADS: Workload[] = [
   {
     name: 'chat',
@@ -74,13 +100,6 @@ export const WORKLOADS: Workload[] = [
     requestAt: () => chatRequest(chat(longChat(missSeq++))),
   },
   {
-    name: 'stream',
-    title: `streamed small chat of ${STREAM_TOKENS} tokens`,
-    stream: true,
-    closed: { concurrency: CLIENTS },
-    request: chatRequest(chat(SMALL_CHAT, { max_tokens: STREAM_TOKENS, stream: true })),
-  },
-  {
     name: 'messages',
     title: 'the small chat as an Anthropic Messages request (/v1/messages), 1 output token',
     stream: false,
@@ -88,10 +107,32 @@ export const WORKLOADS: Workload[] = [
     request: messagesRequest(),
   },
   {
+    name: 'responses',
+    title:
+      'the small chat as an OpenAI Responses request (/v1/responses, store false), 1 output token',
+    stream: false,
+    closed: { concurrency: CLIENTS },
+    request: responsesRequest(),
+  },
+  {
+    name: 'stream',
+    title: `streamed small chat of ${STREAM_TOKENS} tokens`,
+    stream: true,
+    closed: { concurrency: CLIENTS },
+    request: chatRequest(chat(SMALL_CHAT, { max_tokens: STREAM_TOKENS, stream: true })),
+  },
+  {
     name: 'msg-stream',
     title: `the small chat as a streamed Anthropic Messages request of ${STREAM_TOKENS} tokens`,
     stream: true,
     closed: { concurrency: CLIENTS },
     request: messagesRequest({ max_tokens: STREAM_TOKENS, stream: true }),
+  },
+  {
+    name: 'resp-stream',
+    title: `the small chat as a streamed Responses request (store false) of ${STREAM_TOKENS} tokens`,
+    stream: true,
+    closed: { concurrency: CLIENTS },
+    request: responsesRequest({ max_output_tokens: STREAM_TOKENS, stream: true }),
   },
 ];
