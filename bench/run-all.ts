@@ -2,7 +2,7 @@
 // (so one failing or hanging does not take the others down), each bounded by a timeout, then a
 // summary of what ran. Benchmarks other engineers are still writing run once their files exist.
 //
-//   node --import tsx bench/run-all.ts                      (all, < 22 min on 2 cores)
+//   node --import tsx bench/run-all.ts                      (all, < 32 min on 2 cores)
 //   node --import tsx bench/run-all.ts --only overhead,cache-aware
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -29,12 +29,14 @@ const BENCHES: Bench[] = [
   { name: 'replicas', file: 'bench/replicas/run.ts', timeoutSec: 240 },
   { name: 'fleet-scale', file: 'bench/fleet-scale/run.ts', timeoutSec: 540 },
   { name: 'grpc-tokenizer', file: 'bench/grpc/tokenizer.bench.ts', timeoutSec: 120 },
-  { name: 'grpc', file: 'bench/grpc/run.ts', timeoutSec: 420 },
+  { name: 'grpc', file: 'bench/grpc/run.ts', timeoutSec: 480 },
   { name: 'grpc-faults', file: 'bench/grpc-faults/run.ts', timeoutSec: 300 },
+  { name: 'history-store', file: 'bench/history-store/run.ts', timeoutSec: 360 },
 ];
-// ~16.5 min before the gRPC benchmarks (the replicas benchmark ~2.5 of it), which add ~5 (with
-// its Anthropic Messages workloads), then ~2 for the gRPC fault storm.
-const BUDGET_SEC = 26 * 60;
+// ~16.5 min before the gRPC benchmarks (the replicas benchmark ~2.5 of it), which add ~6 (with
+// its Anthropic Messages and Responses workloads), then ~2 for the gRPC fault storm and ~4.5 for
+// the history stores.
+const BUDGET_SEC = 32 * 60;
 
 let current: ChildProcess | undefined;
 
