@@ -24,8 +24,11 @@ export interface StorePath {
   url: string;
   proc: Managed;
   sim: Managed;
-  /** CPU seconds the store's server has used so far (0 for the in-process memory store). */
-  storeCpu: () => number;
+  /**
+   * CPU seconds each process of the store's server has used so far, by pid (empty for the
+   * in-process memory store): per process, since Postgres backends come and go with the pool.
+   */
+  storeCpu: () => Map<number, number>;
 }
 
 export interface StoreRunRecord extends RunRecord {
@@ -59,8 +62,9 @@ function processes(): Map<number, ProcInfo> {
 
 /**
  * The Postgres processes this benchmark started: the postmasters test/helpers' PostgresServer
- * spawned (children of this process) and the backends they forked. The postmaster makes its
- * own session, so they are found by parent, not by this process's group.
+ * spawned (children of this process) and the processes they forked, with their process groups.
+ * Every process the postmaster forks starts a session of its own, so they are found by parent,
+ * not by this process's group, and each backend's group must be counted as ours.
  */
 export function postgresPids(): { pids: number[]; groups: number[] } {
   const all = processes();
@@ -69,38 +73,48 @@ export function postgresPids(): { pids: number[]; groups: number[] } {
   const backends = [...all]
     .filter(([, p]) => isPg(p) && masters.includes(p.ppid))
     .map(([pid]) => pid);
-  const groups = [...new Set(masters.map((pid) => all.get(pid)?.pgrp ?? pid))];
-  return { pids: [...masters, ...backends], groups };
+  const pids = [...masters, ...backends];
+  return { pids, groups: [...new Set(pids.map((pid) => all.get(pid)?.pgrp ?? pid))] };
 }
 
-/** CPU seconds used so far by the Postgres processes this benchmark started. */
-export function postgresCpuSeconds(): number {
-  return postgresPids().pids.reduce((n, pid) => n + (pidCpuSeconds(pid) || 0), 0);
+/** CPU seconds used so far by each Postgres process this benchmark started. */
+export function postgresCpu(): Map<number, number> {
+  return new Map(postgresPids().pids.map((pid) => [pid, pidCpuSeconds(pid) || 0]));
 }
 
-// Total time runs may wait for other users' load to pass, so the benchmark stays near 5 min.
+/** CPU used between two readings: processes that ended in between are missed, never negative. */
+function cpuBetween(a: ReadonlyMap<number, number>, b: ReadonlyMap<number, number>): number {
+  let total = 0;
+  for (const [pid, t] of b) total += Math.max(0, t - (a.get(pid) ?? 0));
+  return total;
+}
+
+// Total time the benchmark may wait for other users' load to pass, so it stays near 5 min.
 let quietBudgetMs = 40_000;
+
+/** Waits (up to 3 s, within the budget) for other processes to use under 20 % of a core. */
+export async function settle(ours: ReadonlySet<number>): Promise<void> {
+  if (quietBudgetMs <= 0) return;
+  const t = performance.now();
+  await waitForQuiet(ours, 0.2, Math.min(3000, quietBudgetMs));
+  quietBudgetMs -= performance.now() - t;
+}
 
 export async function measureStore(
   path: StorePath,
   w: Workload,
   ours: ReadonlySet<number>,
   seconds: number,
-  warmupMs = 750,
+  warmupMs = 300,
 ): Promise<Omit<StoreRunRecord, 'rep'>> {
   let p0 = 0;
   let p1 = 0;
   let s0 = 0;
   let s1 = 0;
-  let d0 = 0;
-  let d1 = 0;
+  let d0 = new Map<number, number>();
+  let d1 = d0;
   let m0: CpuSnapshot = new Map();
   let m1 = m0;
-  if (seconds >= 1 && quietBudgetMs > 0) {
-    const t = performance.now();
-    await waitForQuiet(ours, 0.2, Math.min(3000, quietBudgetMs));
-    quietBudgetMs -= performance.now() - t;
-  }
   const r = await runLoad({
     origins: [path.url],
     request: w.requestAt ?? (() => w.request),
@@ -121,6 +135,8 @@ export async function measureStore(
       m1 = cpuSnapshot();
     },
   });
+  // Postgres backends the pool opened meanwhile are ours too, each in a group of its own.
+  const oursNow = new Set([...ours, ...postgresPids().groups]);
   return {
     workload: w.name,
     path: path.name,
@@ -130,7 +146,7 @@ export async function measureStore(
     summary: summarize(r),
     proxyCpuSeconds: p1 - p0,
     simCpuSeconds: s1 - s0,
-    storeCpuSeconds: d1 - d0,
-    otherCpuSeconds: foreignCpuSeconds(m0, m1, ours),
+    storeCpuSeconds: cpuBetween(d0, d1),
+    otherCpuSeconds: foreignCpuSeconds(m0, m1, oursNow),
   };
 }

@@ -1,8 +1,9 @@
-// Medians over reps and the one table of the history-store benchmark: for each fleet and backend,
+// Medians over samples and the one table of the history-store benchmark: for each fleet and backend,
 // what storing costs against the same gateway's `store: false` request, as ratios of gateway CPU
-// per request and of latency percentiles. Every ratio is taken within one gateway and one rep
-// (the runs seconds apart) and the median of those is shown; the µs a store adds is the median of
-// the per-rep differences. The continuation also reads against the client resending its history.
+// per request and of latency percentiles. Every ratio is taken within one gateway and one sample
+// (half of an A B C D D C B A block, the runs seconds apart) and the median of those is shown;
+// the µs a store adds is the median of the per-sample differences. The continuation also reads
+// against the client resending its history.
 import { median, round } from '../lib/stats.js';
 import { fmt, printTable } from '../lib/table.js';
 import type { StoreRunRecord } from './measure.js';
@@ -16,10 +17,10 @@ export interface StoreAggregate {
   p99: number;
   cpuUsPerReq: number;
   cpuUsPerReqRuns: number[];
-  /** Per-rep ratios of gateway CPU per request to the same gateway's store-off run. */
+  /** Per-sample ratios of gateway CPU per request to the same gateway's store-off run. */
   cpuRatioRuns: number[];
   cpuRatio: number;
-  /** Median of per-rep (this − store-off) gateway µs per request. */
+  /** Median of per-sample (this − store-off) gateway µs per request. */
   cpuAddedUs: number;
   p50Ratio: number;
   p99Ratio: number;
@@ -41,7 +42,7 @@ function aggregate(
 ): StoreAggregate {
   const first = runs[0] as StoreRunRecord;
   const m = (f: (r: StoreRunRecord) => number): number => median(runs.map(f));
-  // The same gateway's run of `workload` in the same rep.
+  // The same gateway's run of `workload` in the same sample.
   const twin = (r: StoreRunRecord, workload: string): StoreRunRecord | undefined =>
     all.find((x) => x.rep === r.rep && x.path === r.path && x.workload === workload);
   const against = (
@@ -96,9 +97,9 @@ export function report(
       const rs = runs.filter((r) => r.path === p && r.workload === w);
       if (rs.length > 0) out.push(aggregate(rs, runs));
     }
-  const reps = new Set(runs.map((r) => r.rep)).size;
+  const samples = new Set(runs.map((r) => r.rep)).size;
   printTable(
-    `Storing a response, per request: each row ÷ the same gateway's store-false request (medians of ${reps} per-rep ratios; Poisson arrivals, ${Object.entries(
+    `Storing a response, per request: each row ÷ the same gateway's store-false request (medians of ${samples} per-sample ratios; Poisson arrivals, ${Object.entries(
       rates,
     )
       .map(([f, r]) => `${f} ${r} req/s`)
@@ -112,7 +113,7 @@ export function report(
       'p99 ms',
       'gateway µs / req',
       'CPU ÷ store-off',
-      'per rep',
+      'per sample',
       'µs added',
       'p50 ÷',
       'p99 ÷',

@@ -12,7 +12,7 @@
 //   node --import tsx bench/history-store/run.ts        (~4.5 min; bench/results/history-store.json)
 //   HISTORY_BENCH_REPS=1 HISTORY_BENCH_SECONDS=1 HISTORY_BENCH_FLEETS=http ...   (quick look)
 //   HISTORY_BENCH_BACKENDS=memory,redis ...              (a subset)
-//   HISTORY_BENCH_GRPC_RATE=150 HISTORY_BENCH_HTTP_RATE=500 ...   (the arrival rates, req/s)
+//   HISTORY_BENCH_GRPC_RATE=150 HISTORY_BENCH_HTTP_RATE=600 ...   (the arrival rates, req/s)
 import { PostgresServer } from '../../test/helpers/postgres-server.js';
 import { ANSWER_TEXT } from '../grpc/text.js';
 import { L0_FLAGS, QWEN3_DIR } from '../grpc/workloads.js';
@@ -23,7 +23,8 @@ import type { Workload } from '../overhead/workloads.js';
 import { startRedis, type BenchRedis } from '../replicas/redis.js';
 import {
   measureStore,
-  postgresCpuSeconds,
+  postgresCpu,
+  settle,
   type StorePath,
   type StoreRunRecord,
 } from './measure.js';
@@ -31,12 +32,14 @@ import { report } from './report.js';
 import { seedChains, workloads, type SeededChains } from './workloads.js';
 
 const REPS = Number(process.env['HISTORY_BENCH_REPS'] ?? 3);
-const SECONDS = Number(process.env['HISTORY_BENCH_SECONDS'] ?? 2);
-// Below what the slowest row sustains on this machine kind (gRPC: ~300 req/s for the
-// continuation on Postgres in a closed loop; HTTP: ~900), so every row runs at this load.
+const SECONDS = Number(process.env['HISTORY_BENCH_SECONDS'] ?? 1);
+// Below what the slowest row sustains on this machine kind with room to spare (a closed loop of
+// 32 clients gets ~300 req/s of gRPC continuations on Postgres, ~900 over HTTP, and CPU 1 carries
+// the client, the simulator and the store), so every row runs at this load and latency is not
+// queueing; not much lower, since a gateway's CPU per request grows as its load falls.
 const RATES: Record<string, number> = {
   grpc: Number(process.env['HISTORY_BENCH_GRPC_RATE'] ?? 150),
-  http: Number(process.env['HISTORY_BENCH_HTTP_RATE'] ?? 500),
+  http: Number(process.env['HISTORY_BENCH_HTTP_RATE'] ?? 600),
 };
 const FLEETS = (process.env['HISTORY_BENCH_FLEETS'] ?? 'grpc,http').split(',');
 const BACKENDS = (process.env['HISTORY_BENCH_BACKENDS'] ?? 'memory,redis,postgres').split(',');
@@ -87,6 +90,9 @@ async function sanity(p: StorePath, ws: readonly Workload[], seeded: SeededChain
     `${p.name}: ok (one turn ${tokens(off)} input tokens, turn 5 ${tokens(chain)} by chain and by resend; ${off.status})`,
   );
 }
+
+const rotate = <T>(xs: readonly T[], by: number): T[] =>
+  xs.map((_, i) => xs[(i + by) % xs.length] as T);
 
 function backendFlags(
   backend: string,
@@ -143,10 +149,10 @@ async function main(): Promise<void> {
         const redisPid = redis?.proc.pid ?? -1;
         const storeCpu =
           backend === 'redis'
-            ? () => groupCpuSeconds(redisPid)
+            ? () => new Map([[redisPid, groupCpuSeconds(redisPid)]])
             : backend === 'postgres'
-              ? postgresCpuSeconds
-              : () => 0;
+              ? postgresCpu
+              : () => new Map<number, number>();
         paths.push({
           name: `${fleet}-${backend}`,
           fleet,
@@ -180,24 +186,29 @@ async function main(): Promise<void> {
       if (name === 'chain') seeded.set(p.name, await seedChains(p.url));
       return measureStore(p, w, ours, seconds, warmupMs);
     };
-    // One unrecorded pass: JIT warm-up, connection pools, the caches and the stores' pools filled.
-    for (const p of paths) for (const name of names) await one(p, name, 0.5, 500);
-
+    // rep -> gateway -> its four workloads, then the same four in reverse (A B C D D C B A): a
+    // gateway's runs come back to back, so each ratio to its own store-off run compares runs
+    // seconds apart, and a drift within the block cancels over the two halves. Each half counts
+    // as one sample (`rep` in the records); the gateway and workload orders rotate each rep.
     const runs: StoreRunRecord[] = [];
     for (let rep = 0; rep < REPS; rep++)
-      for (const name of names) {
-        // Rotate the order each rep so no gateway always runs first (or right after a heavy one).
-        const order = paths.map((_, i) => paths[(i + rep) % paths.length] as StorePath);
-        for (const p of order) {
-          const rec = await one(p, name, SECONDS);
-          runs.push({ rep, ...rec });
-          const s = rec.summary;
-          const us = (rec.proxyCpuSeconds * 1e6) / Math.max(1, s.requests);
-          const other = (rec.otherCpuSeconds * 1000) / rec.windowMs;
-          console.log(
-            `rep ${rep + 1}/${REPS} ${name.padEnd(9)} ${p.name.padEnd(13)} ${s.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${s.latency.p50.toFixed(2)} ms  p99 ${s.latency.p99.toFixed(2)} ms  ${us.toFixed(0)} µs/req  errors ${s.errors}  other load ${(other * 100).toFixed(0)}%`,
-          );
-        }
+      for (const p of rotate(paths, rep)) {
+        await settle(ours);
+        // An unrecorded pass first (JIT, pools, caches, the store's connections), since the
+        // gateway sat idle while the others ran.
+        for (const name of names) await one(p, name, 0.4, 200);
+        const order = rotate(names, rep);
+        for (const [half, list] of [order, [...order].reverse()].entries())
+          for (const name of list) {
+            const rec = await one(p, name, SECONDS);
+            runs.push({ rep: rep * 2 + half, ...rec });
+            const s = rec.summary;
+            const us = (rec.proxyCpuSeconds * 1e6) / Math.max(1, s.requests);
+            const other = (rec.otherCpuSeconds * 1000) / rec.windowMs;
+            console.log(
+              `rep ${rep + 1}/${REPS}.${half + 1} ${p.name.padEnd(13)} ${name.padEnd(9)} ${s.reqPerSec.toFixed(0).padStart(5)} req/s  p50 ${s.latency.p50.toFixed(2)} ms  p99 ${s.latency.p99.toFixed(2)} ms  ${us.toFixed(0)} µs/req  errors ${s.errors + s.dropped}  other load ${(other * 100).toFixed(0)}%`,
+            );
+          }
       }
     const rates = Object.fromEntries(FLEETS.map((f) => [f, RATES[f] ?? 100]));
     const aggregates = report(runs, names, rates);
