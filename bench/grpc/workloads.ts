@@ -136,3 +136,27 @@ export const WORKLOADS: Workload[] = [
     request: responsesRequest({ max_output_tokens: STREAM_TOKENS, stream: true }),
   },
 ];
+
+/**
+ * Workloads compared with each other on one path (each surface's stream against chat's; the
+ * surfaces' one-token requests), run back to back on each path, their order rotated per rep, so
+ * their ratios compare runs seconds apart. Any other workload runs on its own, every path in turn.
+ */
+const SIDE_BY_SIDE: readonly (readonly string[])[] = [
+  ['messages', 'responses'],
+  ['stream', 'msg-stream', 'resp-stream'],
+];
+
+/** WORKLOADS as run: in their order, each side-by-side set where its first member stands. */
+export function runGroups(): Workload[][] {
+  const out: Workload[][] = [];
+  const seen = new Set<string>();
+  for (const w of WORKLOADS) {
+    if (seen.has(w.name)) continue;
+    const names = SIDE_BY_SIDE.find((g) => g.includes(w.name)) ?? [w.name];
+    const group = WORKLOADS.filter((x) => names.includes(x.name));
+    for (const x of group) seen.add(x.name);
+    out.push(group);
+  }
+  return out;
+}
