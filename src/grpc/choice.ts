@@ -5,9 +5,9 @@
  * does not override it, and tokens after a local stop are ignored (SGLang is sent no stop strings
  * and keeps generating until its own stop).
  */
-import type { EngineChunk, EngineComplete, OutputLogprobs } from '../engine/types.js';
+import type { EngineChunk, EngineComplete, EngineOutput, OutputLogprobs } from '../engine/types.js';
 import type { StopDecoder } from '../tokenizer/types.js';
-import type { ChatOutput, WireToolCall } from './chat-output.js';
+import type { ChatDelta, ChatOutput, WireToolCall } from './chat-output.js';
 
 /** One output token's logprob entry, in positions the client saw. */
 export interface TokenLogprob {
@@ -92,6 +92,26 @@ export class ChoiceState {
       this.matchedStop = complete.matchedStop;
     }
     return text;
+  }
+
+  /**
+   * A streamed engine output fed to this sample: the text it adds, split by the sample's parsers
+   * when it has them (`output`), else the plain text. The Anthropic and Responses framers frame it.
+   */
+  streamedDelta(out: EngineOutput): ChatDelta | string {
+    const parsed = this.output;
+    if (out.kind === 'chunk') {
+      const text = this.onChunk(out);
+      return parsed === undefined ? text : parsed.push(text);
+    }
+    const text = this.onComplete(out, true);
+    return parsed === undefined ? text : parsed.pushLast(text);
+  }
+
+  /** The stream ended without this sample's complete: what its decoder and parsers still hold. */
+  heldDelta(): ChatDelta | string {
+    const text = this.endWithoutComplete();
+    return this.output === undefined ? text : this.output.pushLast(text);
   }
 
   #counts(m: EngineChunk | EngineComplete): void {

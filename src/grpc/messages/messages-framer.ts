@@ -40,16 +40,7 @@ export class MessagesFramer implements StreamFramer {
   ) {}
 
   frames(out: EngineOutput, c: ChoiceState): string {
-    let frames = this.#start();
-    const parsed = c.output;
-    if (out.kind === 'chunk') {
-      const text = c.onChunk(out);
-      frames += parsed === undefined ? this.#text(text) : this.#parts(parsed.push(text));
-    } else {
-      const text = c.onComplete(out, true);
-      frames += parsed === undefined ? this.#text(text) : this.#parts(parsed.pushLast(text));
-    }
-    return frames;
+    return this.#start() + this.#parts(c.streamedDelta(out));
   }
 
   closing(choices: readonly ChoiceState[]): string {
@@ -57,8 +48,7 @@ export class MessagesFramer implements StreamFramer {
     const c = choices[0];
     if (c !== undefined && !c.completed) {
       // The stream ended without the sample's complete: what its decoder and parsers hold.
-      const text = c.endWithoutComplete();
-      frames += c.output === undefined ? this.#text(text) : this.#parts(c.output.pushLast(text));
+      frames += this.#parts(c.heldDelta());
     }
     frames += this.#close();
     const usage = usageOf(c?.promptTokens || this.inputTokens, c?.completionTokens ?? 0);
@@ -86,7 +76,8 @@ export class MessagesFramer implements StreamFramer {
     return event('message_start', { message }) + PING;
   }
 
-  #parts(d: ChatDelta): string {
+  #parts(d: ChatDelta | string): string {
+    if (typeof d === 'string') return this.#text(d);
     let frames = '';
     if (d.reasoning !== '')
       frames += this.#delta('thinking', { type: 'thinking_delta', thinking: d.reasoning });

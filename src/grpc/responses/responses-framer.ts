@@ -102,16 +102,7 @@ export class ResponsesFramer implements StreamFramer {
 
   frames(out: EngineOutput, c: ChoiceState): string {
     this.#choice = c;
-    let frames = this.#start();
-    const parsed = c.output;
-    if (out.kind === 'chunk') {
-      const text = c.onChunk(out);
-      frames += parsed === undefined ? this.#text(text) : this.#parts(parsed.push(text));
-    } else {
-      const text = c.onComplete(out, true);
-      frames += parsed === undefined ? this.#text(text) : this.#parts(parsed.pushLast(text));
-    }
-    return frames;
+    return this.#start() + this.#parts(c.streamedDelta(out));
   }
 
   closing(choices: readonly ChoiceState[]): Promise<string> {
@@ -120,8 +111,7 @@ export class ResponsesFramer implements StreamFramer {
     this.#choice = c;
     if (c !== undefined && !c.completed) {
       // The stream ended without the sample's complete: what its decoder and parsers hold.
-      const text = c.endWithoutComplete();
-      frames += c.output === undefined ? this.#text(text) : this.#parts(c.output.pushLast(text));
+      frames += this.#parts(c.heldDelta());
     }
     const end = endOf(c);
     // The cap cut the item being written; those closed before it were whole.
@@ -197,7 +187,8 @@ export class ResponsesFramer implements StreamFramer {
     return `event: ${type}\ndata: ${json}\n\n`;
   }
 
-  #parts(d: ChatDelta): string {
+  #parts(d: ChatDelta | string): string {
+    if (typeof d === 'string') return this.#text(d);
     let frames = '';
     if (d.reasoning !== '') frames += this.#delta('reasoning', d.reasoning);
     frames += this.#text(d.content);
