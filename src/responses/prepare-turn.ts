@@ -11,11 +11,8 @@
  */
 import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../routing/request-context.js';
-import {
-  HistoryStoreError,
-  type HistoryStore,
-  type StoredResponse,
-} from '../storage/history-store.js';
+import type { HistoryStore, StoredResponse } from '../storage/history-store.js';
+import { fromStore } from '../storage/store-unavailable.js';
 import { isJsonObject, type JsonObject } from '../util/json.js';
 import { uuidv7 } from '../util/uuid7.js';
 import { conversationIdOf } from '../routing/validate-responses.js';
@@ -30,26 +27,6 @@ export const MAX_CONVERSATION_ITEMS = 1000;
 
 /** Items a later turn can render; others (hosted-tool calls) stay in the store only. */
 const HISTORY_TYPES = new Set(['message', 'function_call', 'function_call_output', 'reasoning']);
-
-export function storeUnavailable(err: unknown): GatewayError {
-  const backend = err instanceof HistoryStoreError ? err.backend : 'history';
-  return new GatewayError(
-    'history_store_unavailable',
-    `The ${backend} history store is unavailable: ${err instanceof Error ? err.message : String(err)}`,
-    // Never retried on another worker: the generation it would repeat was not at fault.
-    { retryable: false },
-  );
-}
-
-/** Rethrows a store failure as the client's 503; other errors pass. */
-export async function fromStore<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (err) {
-    if (err instanceof HistoryStoreError) throw storeUnavailable(err);
-    throw err;
-  }
-}
 
 /** The request's own input as items, each with an id: a string is one user message. */
 export function ownInputItems(input: unknown): JsonObject[] {

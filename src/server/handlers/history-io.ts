@@ -3,9 +3,9 @@
  * Conversations API's own error body.
  */
 import type { ServerResponse } from 'node:http';
-import { GatewayError } from '../../errors/gateway-error.js';
 import { recordErrorCode, sendError, sendJson } from '../../errors/respond.js';
 import { HistoryStoreError } from '../../storage/history-store.js';
+import { storeUnavailable } from '../../storage/store-unavailable.js';
 import type { Handler } from '../routes.js';
 
 /**
@@ -20,13 +20,7 @@ export function historyRoute(handler: Handler): Handler {
     } catch (err) {
       if (!(err instanceof HistoryStoreError)) throw err;
       app.logger.warn({ err, backend: err.backend }, 'history store unavailable');
-      sendError(
-        res,
-        new GatewayError(
-          'history_store_unavailable',
-          `The history store (${err.backend}) could not answer: ${err.message}`,
-        ),
-      );
+      sendError(res, storeUnavailable(err));
     }
   };
 }
