@@ -4,21 +4,10 @@
 // turn, so the gateway must supply the history from its store).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Agent, OpenAIResponsesModel, run, setTracingDisabled, tool } from '@openai/agents';
+import { Agent, OpenAIResponsesModel, run, setTracingDisabled } from '@openai/agents';
 import OpenAI from 'openai';
-import { z } from 'zod';
-import {
-  assertLoopPrompts,
-  EXPECTED_CALLS,
-  FINAL_ANSWER,
-  promptsSince,
-  startLoopFleet,
-  TIME_DESCRIPTION,
-  ToolLog,
-  USER_PROMPT,
-  WEATHER_DESCRIPTION,
-  type LoopFleet,
-} from '../../helpers/agent-loop.js';
+import { promptsSince, startLoopFleet, type LoopFleet } from '../../helpers/agent-loop.js';
+import { assertAgentLoop, assertStreamedAgentLoop } from '../../helpers/agents-sdk-loop.js';
 import { generateRequests } from '../../helpers/grpc.js';
 
 let fleet: LoopFleet;
@@ -35,55 +24,12 @@ after(async () => {
   await fleet.close();
 });
 
-function agentWith(log: ToolLog): Agent {
-  return new Agent({
-    name: 'weather',
-    instructions: 'Answer with the tools.',
-    model: new OpenAIResponsesModel(client, 'qwen3'),
-    tools: [
-      tool({
-        name: 'get_weather',
-        description: WEATHER_DESCRIPTION,
-        parameters: z.object({ city: z.string() }),
-        execute: ({ city }) => log.weather(city),
-      }),
-      tool({
-        name: 'get_time',
-        description: TIME_DESCRIPTION,
-        parameters: z.object({ zone: z.string() }),
-        execute: ({ zone }) => log.time(zone),
-      }),
-    ],
-  });
-}
-
 describe('OpenAI Agents SDK (Responses model) through a gRPC gateway', () => {
-  it('run() takes the three steps to the final output', async () => {
-    const log = new ToolLog();
-    const from = generateRequests(fleet.engine).length;
-    const result = await run(agentWith(log), USER_PROMPT);
-    assert.equal(result.finalOutput, FINAL_ANSWER);
-    assert.deepEqual(log.calls, EXPECTED_CALLS);
-    const prompts = promptsSince(fleet.engine, from);
-    assertLoopPrompts(prompts);
-    assert.ok(prompts[0]?.includes('Answer with the tools.'), 'the instructions are rendered');
-  });
+  it('run() takes the three steps to the final output', () =>
+    assertAgentLoop(fleet, new OpenAIResponsesModel(client, 'qwen3')));
 
-  it('run() streamed takes the three steps to the final output', async () => {
-    const log = new ToolLog();
-    const from = generateRequests(fleet.engine).length;
-    const result = await run(agentWith(log), USER_PROMPT, { stream: true });
-    let deltas = '';
-    for await (const event of result) {
-      if (event.type === 'raw_model_stream_event' && event.data.type === 'output_text_delta')
-        deltas += event.data.delta;
-    }
-    await result.completed;
-    assert.equal(result.finalOutput, FINAL_ANSWER);
-    assert.ok(deltas.includes(FINAL_ANSWER), 'the answer was streamed');
-    assert.deepEqual(log.calls, EXPECTED_CALLS);
-    assertLoopPrompts(promptsSince(fleet.engine, from));
-  });
+  it('run() streamed takes the three steps to the final output', () =>
+    assertStreamedAgentLoop(fleet, new OpenAIResponsesModel(client, 'qwen3')));
 
   it('a second run continues the first by previous_response_id', async () => {
     const agent = new Agent({
