@@ -84,6 +84,20 @@ export function startAdmittedPdSetup(opts: PdSetupOptions = {}): Promise<PdSetup
   });
 }
 
+/**
+ * An HTTP PD pair of one runtime's usual protocol: SGLang with its bootstrap rendezvous, or vLLM
+ * with the NIXL `kv_transfer_params` relay (registered through /workers with the connector).
+ */
+export function startRuntimePdSetup(runtime: 'sglang' | 'vllm'): Promise<PdSetup> {
+  if (runtime === 'sglang') return startPdSetup();
+  const nixl = { runtime: 'vllm', role: 'regular', kvConnector: 'NixlConnector' } as const;
+  return startPdSetup({
+    prefill: nixl,
+    decode: nixl,
+    prefillSpec: { kv_connector: 'NixlConnector' },
+  });
+}
+
 /** Prefill admission slots held, over every prefill worker; throws if admission is off. */
 export function prefillSlotsHeld(pd: PdSetup): number {
   const { registry, prefillAdmission } = pd.gateway.internals;

@@ -10,8 +10,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import { parseSseEvents } from '@switchyard/sim/testing';
 import type { Gateway } from '../../src/server/gateway.js';
-import { assertAllReleased, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
-import { startPdSetup, type PdSetup } from '../helpers/pd-fleet.js';
+import { assertAllReleased, startGatewayFor } from '../helpers/gateway.js';
+import { startRuntimePdSetup, type PdSetup } from '../helpers/pd-fleet.js';
 
 const closers: (() => Promise<void>)[] = [];
 after(async () => {
@@ -20,8 +20,7 @@ after(async () => {
 
 async function regular(flags: string[] = []): Promise<{ worker: SimWorker; gateway: Gateway }> {
   const worker = await startSimWorker({ ttftMs: 1, itlMs: 1 });
-  const gateway = await startTestGateway(['--worker-urls', worker.url, ...flags]);
-  await waitForReadyWorkers(gateway, 1);
+  const gateway = await startGatewayFor(worker.url, flags);
   closers.push(async () => {
     await assertAllReleased(gateway);
     await gateway.close();
@@ -31,14 +30,7 @@ async function regular(flags: string[] = []): Promise<{ worker: SimWorker; gatew
 }
 
 async function pd(runtime: 'sglang' | 'vllm'): Promise<PdSetup> {
-  const setup =
-    runtime === 'sglang'
-      ? await startPdSetup()
-      : await startPdSetup({
-          prefill: { runtime: 'vllm', role: 'regular', kvConnector: 'NixlConnector' },
-          decode: { runtime: 'vllm', role: 'regular', kvConnector: 'NixlConnector' },
-          prefillSpec: { kv_connector: 'NixlConnector' },
-        });
+  const setup = await startRuntimePdSetup(runtime);
   closers.push(async () => {
     await assertAllReleased(setup.gateway);
     await setup.close();

@@ -8,8 +8,8 @@ import { after, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { startSimWorker, type SimWorker } from '@switchyard/sim';
 import type { Gateway } from '../../src/server/gateway.js';
-import { assertAllReleased, startTestGateway, waitForReadyWorkers } from '../helpers/gateway.js';
-import { startPdSetup } from '../helpers/pd-fleet.js';
+import { assertAllReleased, startGatewayFor } from '../helpers/gateway.js';
+import { startRuntimePdSetup } from '../helpers/pd-fleet.js';
 
 const closers: (() => Promise<void>)[] = [];
 after(async () => {
@@ -18,8 +18,7 @@ after(async () => {
 
 async function regular(): Promise<{ worker: SimWorker; gateway: Gateway }> {
   const worker = await startSimWorker({ ttftMs: 1, itlMs: 1 });
-  const gateway = await startTestGateway(['--worker-urls', worker.url]);
-  await waitForReadyWorkers(gateway, 1);
+  const gateway = await startGatewayFor(worker.url);
   closers.push(async () => {
     await assertAllReleased(gateway);
     await gateway.close();
@@ -116,14 +115,7 @@ describe('Responses relayed to HTTP workers, and stored on the way', () => {
 
   for (const runtime of ['sglang', 'vllm'] as const) {
     it(`${runtime} PD: create and stream are answered by the pair and stored`, async () => {
-      const setup =
-        runtime === 'sglang'
-          ? await startPdSetup()
-          : await startPdSetup({
-              prefill: { runtime: 'vllm', role: 'regular', kvConnector: 'NixlConnector' },
-              decode: { runtime: 'vllm', role: 'regular', kvConnector: 'NixlConnector' },
-              prefillSpec: { kv_connector: 'NixlConnector' },
-            });
+      const setup = await startRuntimePdSetup(runtime);
       closers.push(async () => {
         await assertAllReleased(setup.gateway);
         await setup.close();
